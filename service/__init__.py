@@ -1,0 +1,3 @@
+"""Repute: deterministic run diagnosis and rolling agent reputation on ClickHouse."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,54 @@
+"""Runtime configuration, read from the environment with the prefix REPUTE_."""
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="REPUTE_", extra="ignore")
+
+    data_dir: Path = Path(".repute")
+    clickhouse_url: str | None = Field(
+        default=None, description="chdb://<path> (embedded, the default) or http(s)://user:pass@host:8123/db"
+    )
+    database: str = Field(default="repute", description="database used when the URL names none")
+    cluster: str | None = Field(default=None, description="ON CLUSTER name; enables Replicated engines")
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    max_body_bytes: int = 16 * 1024 * 1024
+    max_events_per_run: int = 100_000
+    run_events_ttl_days: int = 90
+    reputation_refresh_seconds: int = 60
+
+    quality_pass_threshold: float = 0.8
+    session_idle_minutes: float = 30.0
+    otlp_identity_attributes: list[str] = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
+
+    alert_webhook_url: str | None = None
+    alert_interval_seconds: float = 60.0
+    alert_identity_drop_points: float = 10.0
+    alert_identity_min_confidence: float = 0.3
+    alert_fleet_trust_drop_points: float = 5.0
+    alert_failure_surge_ratio: float = 2.0
+    alert_failure_surge_min_runs: int = 5
+    alert_unsafe_share: float = 0.2
+    alert_execution_error_surge_ratio: float = 2.0
+    alert_execution_error_min_runs: int = 3
+
+    @property
+    def dsn(self) -> str:
+        return self.clickhouse_url or f"chdb://{self.data_dir.resolve() / 'clickhouse'}"
+
+    @property
+    def embedded(self) -> bool:
+        return self.dsn.startswith("chdb://")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
