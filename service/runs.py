@@ -1,0 +1,356 @@
+"""Run lifecycle: open, append events, finalize (diagnose, classify, store, emit reputation).
+
+Batch-first: finalizing N runs costs one INSERT per table, so harnesses can send many runs per request.
+Re-finalizing returns the stored result and writes nothing. Within a finalize, the run's own row is
+written last: a crash before it leaves the run open, and the retry converges (failures collapse by
+key, reputation events are skipped by id).
+"""
+
+import threading
+import uuid
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from service.diagnosis import Diagnosis, diagnose, normalize_events
+from service.outcome import ExecutionOutcome, classify_execution
+from service.reputation.emit import FinalizedRun, events_for_run
+from service.store import reputation as reputation_store
+from service.store import runs as run_store
+from service.store.client import Store
+from service.store.rows import from_epoch_ms
+
+DIMENSIONS = (
+    "loop_control", "memory_integrity", "tool_output_utilization", "context_health", "cost_efficiency",
+    "skill_adherence",
+)  # fmt: skip
+
+
+class RunNotFound(LookupError):
+    pass
+
+
+class RunConflict(ValueError):
+    """The request contradicts the stored run (e.g. events for a finalized run)."""
+
+
+class RunTooLarge(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    identity: str
+    run_id: str | None = None
+    suite: str = ""
+    task_id: str = ""
+    trial: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    kind: str = "run"
+
+
+@dataclass(frozen=True)
+class FinalizeRequest:
+    """One run to finalize with the events to diagnose and the caller's execution object."""
+
+    base: dict[str, Any]
+    events: list[dict[str, Any]]
+    execution: dict[str, Any] | None = None
+    session_performance: dict[str, Any] | None = None
+
+
+# Striped locks serialise appends and finalizes of one run inside this process.
+_LOCKS = [threading.Lock() for _ in range(256)]
+
+
+def run_lock(tenant: str, run_id: str) -> threading.Lock:
+    return _LOCKS[zlib.crc32(f"{tenant}/{run_id}".encode()) % len(_LOCKS)]
+
+
+def new_run_id() -> str:
+    return f"run_{uuid.uuid4().hex}"
+
+
+def _base_row(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> dict[str, Any]:
+    return {
+        "tenant": tenant,
+        "run_id": run_id,
+        "identity": spec.identity,
+        "kind": spec.kind,
+        "suite": spec.suite,
+        "task_id": spec.task_id,
+        "trial": spec.trial,
+        "metadata": orjson.dumps(spec.metadata, option=orjson.OPT_SORT_KEYS).decode(),
+        "created_at": now,
+    }
+
+
+def _open_row(base: dict[str, Any], now: datetime) -> dict[str, Any]:
+    return {
+        **base,
+        "version": time_version(now),
+        "started_at": None,
+        "ended_at": None,
+        "run_at": base["created_at"],
+        "finalized_at": None,
+        "status": "open",
+        "execution_status": "",
+        "failure_stage": "",
+        "failure_reason_code": "",
+        "failure_message": "",
+        "score": 0.0,
+        "trust_score": None,
+        "readiness": "",
+        "primary_failure": "",
+        **dict.fromkeys(DIMENSIONS, 0),
+        "session_composite": None,
+        "session_performance": "",
+        "event_count": 0,
+        "tool_calls": 0,
+        "errors": 0,
+        "total_tokens": 0,
+        "diagnosis": "",
+        "diagnosis_hash": "",
+    }
+
+
+_version_lock = threading.Lock()
+_last_version = 0
+
+
+def time_version(now: datetime) -> int:
+    """Strictly increasing row versions within the process (microseconds, bumped on ties)."""
+    global _last_version
+    with _version_lock:
+        _last_version = max(_last_version + 1, int(now.timestamp() * 1_000_000))
+        return _last_version
+
+
+def base_of(row: dict[str, Any]) -> dict[str, Any]:
+    keys = ("tenant", "run_id", "identity", "kind", "suite", "task_id", "trial", "metadata", "created_at")
+    return {k: row[k] for k in keys}
+
+
+def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> dict[str, Any]:
+    """Opens a run; opening an existing run again returns it unchanged (same identity required)."""
+    run_id = spec.run_id or new_run_id()
+    with run_lock(tenant, run_id):
+        existing = run_store.get_run(store, tenant, run_id)
+        if existing is not None:
+            if existing["identity"] != spec.identity:
+                raise RunConflict(f"run {run_id} already exists for another identity")
+            return existing
+        row = _open_row(_base_row(tenant, spec, run_id, now), now)
+        run_store.insert_runs(store, [row])
+        return row
+
+
+def event_rows(
+    tenant: str, run_id: str, events: Sequence[dict[str, Any]], first_seq: int, now: datetime
+) -> list[list[Any]]:
+    rows = []
+    for offset, event in enumerate(normalize_events(list(events))):
+        seq = first_seq + offset
+        raw = events[offset]
+        event_id = event.event_id if "event_id" in raw else f"event_{seq}"
+        payload = orjson.dumps(raw).decode()
+        rows.append([tenant, run_id, seq, event_id, event.type, from_epoch_ms(event.timestamp_ms), payload, now])
+    return rows
+
+
+def append_events(
+    store: Store, tenant: str, run_id: str, events: Sequence[dict[str, Any]], now: datetime, max_events: int
+) -> int:
+    """Appends a batch (all or nothing); returns the run's event count afterwards."""
+    with run_lock(tenant, run_id):
+        run = run_store.get_run(store, tenant, run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run["status"] == "finalized":
+            raise RunConflict(f"run {run_id} is finalized; it takes no more events")
+        first_seq = run_store.next_event_seq(store, tenant, run_id)
+        if first_seq + len(events) > max_events:
+            raise RunTooLarge(f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)")
+        run_store.insert_events(store, event_rows(tenant, run_id, events, first_seq, now))
+        return first_seq + len(events)
+
+
+def _timestamps(diagnosis_events: Sequence[Any]) -> tuple[datetime | None, datetime | None]:
+    stamps = [e.timestamp_ms for e in diagnosis_events if e.timestamp_ms is not None]
+    if not stamps:
+        return None, None
+    return from_epoch_ms(min(stamps)), from_epoch_ms(max(stamps))
+
+
+@dataclass
+class _Finalized:
+    row: dict[str, Any]
+    failures: list[list[Any]]
+    reputation: list[Any]
+
+
+def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
+    base = request.base
+    normalized = normalize_events(request.events)
+    diagnosis = diagnose(request.events)
+    view = diagnosis.to_dict()
+    outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
+    started_at, ended_at = _timestamps(normalized)
+    run_at = ended_at or now
+    causes = view["failure_causes"]
+    primary = primary_failure_of(view)
+    performance = request.session_performance
+    row = {
+        **base,
+        "version": time_version(now),
+        "started_at": started_at,
+        "ended_at": ended_at,
+        "run_at": run_at,
+        "finalized_at": now,
+        "status": "finalized",
+        "execution_status": outcome.status,
+        "failure_stage": outcome.stage or "",
+        "failure_reason_code": outcome.reason_code or "",
+        "failure_message": outcome.message or "",
+        "score": outcome.score,
+        "trust_score": view["trust_score"],
+        "readiness": view["readiness_level"],
+        "primary_failure": primary or "",
+        **{name: view["scores"][name] for name in DIMENSIONS},
+        "session_composite": performance["composite"] if performance else None,
+        "session_performance": orjson.dumps(performance, option=orjson.OPT_SORT_KEYS).decode() if performance else "",
+        "event_count": view["evidence_summary"]["event_count"],
+        "tool_calls": view["evidence_summary"]["tool_calls"],
+        "errors": view["evidence_summary"]["errors"],
+        "total_tokens": view["cost_analysis"]["total_tokens"],
+        "diagnosis": diagnosis.canonical_json().decode(),
+        "diagnosis_hash": view["diagnosis_hash"],
+    }
+    failures = [] if outcome.status == "execution_error" else _failure_rows(row, causes, primary)
+    emitted = events_for_run(_emission_view(row, outcome, causes))
+    return _Finalized(row, failures, emitted)
+
+
+def primary_failure_of(view: dict[str, Any]) -> str | None:
+    primary = view.get("primary_diagnosis") or {}
+    return primary.get("root_cause_failure_type", view.get("root_cause_failure_type"))
+
+
+def _failure_rows(row: dict[str, Any], causes: list[dict[str, Any]], primary: str | None) -> list[list[Any]]:
+    rows = []
+    primary_seen = False
+    for position, cause in enumerate(causes):
+        is_primary = not primary_seen and cause["type"] == primary
+        primary_seen = primary_seen or is_primary
+        rows.append([
+            row["tenant"], row["run_id"], position, row["identity"], row["run_at"], cause["type"],
+            cause["severity"], cause["impact_score"], is_primary, cause["description"],
+            cause["causal_chain"], list(cause["evidence"]), cause["remediation"],
+        ])  # fmt: skip
+    return rows
+
+
+def _emission_view(row: dict[str, Any], outcome: ExecutionOutcome, causes: list[dict[str, Any]]) -> FinalizedRun:
+    return FinalizedRun(
+        tenant=row["tenant"],
+        run_id=row["run_id"],
+        identity=row["identity"],
+        kind=row["kind"],
+        timestamp=row["run_at"],
+        execution_status=outcome.status,
+        trust_score=row["trust_score"],
+        causes=[(c["type"], c["severity"], c["impact_score"]) for c in causes],
+        failure_stage=row["failure_stage"],
+        failure_reason_code=row["failure_reason_code"],
+        session_composite=row["session_composite"],
+    )
+
+
+def finalize_batch(
+    store: Store, tenant: str, requests: Sequence[FinalizeRequest], now: datetime, pass_threshold: float
+) -> list[dict[str, Any]]:
+    """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch."""
+    done = [_finalize_one(request, now, pass_threshold) for request in requests]
+    run_store.insert_failures(store, [row for item in done for row in item.failures])
+    reputation_store.insert_events(store, tenant, [event for item in done for event in item.reputation])
+    run_store.insert_runs(store, [item.row for item in done])
+    return [item.row for item in done]
+
+
+def finalize_run(
+    store: Store,
+    tenant: str,
+    run_id: str,
+    execution: dict[str, Any] | None,
+    now: datetime,
+    pass_threshold: float,
+    session_performance: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    with run_lock(tenant, run_id):
+        run = run_store.get_run(store, tenant, run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run["status"] == "finalized":
+            return run
+        events = run_store.load_event_payloads(store, tenant, run_id)
+        request = FinalizeRequest(base_of(run), events, execution, session_performance)
+        return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+@dataclass(frozen=True)
+class SessionInput:
+    """A whole run sent at once (POST /v1/sessions, `repute ingest`)."""
+
+    spec: RunSpec
+    events: list[dict[str, Any]]
+    execution: dict[str, Any] | None = None
+    session_performance: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    row: dict[str, Any]
+    created: bool
+
+
+def _locks_for(tenant: str, run_ids: Sequence[str]) -> list[threading.Lock]:
+    """Distinct stripes in a fixed order, so two batches never wait on each other in a cycle."""
+    indexes = sorted({zlib.crc32(f"{tenant}/{run_id}".encode()) % len(_LOCKS) for run_id in run_ids})
+    return [_LOCKS[i] for i in indexes]
+
+
+def ingest_sessions(
+    store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
+) -> list[SessionResult]:
+    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
+    one that is open (being streamed through /v1/runs) is a conflict."""
+    run_ids = [s.spec.run_id or new_run_id() for s in sessions]
+    if len(set(run_ids)) != len(run_ids):
+        raise RunConflict("a batch names the same run_id twice")
+    locks = _locks_for(tenant, run_ids)
+    for lock in locks:
+        lock.acquire()
+    try:
+        existing = run_store.get_runs(store, tenant, run_ids)
+        for run_id, run in existing.items():
+            if run["status"] != "finalized":
+                raise RunConflict(f"run {run_id} is open; append its events and finalize it instead")
+        todo = [(run_id, s) for run_id, s in zip(run_ids, sessions, strict=True) if run_id not in existing]
+        requests, rows = [], []
+        for run_id, session in todo:
+            base = _base_row(tenant, session.spec, run_id, now)
+            rows.extend(event_rows(tenant, run_id, session.events, 0, now))
+            requests.append(FinalizeRequest(base, session.events, session.execution, session.session_performance))
+        run_store.insert_events(store, rows)
+        finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold))
+        return [
+            SessionResult(existing[run_id], False) if run_id in existing else SessionResult(next(finalized), True)
+            for run_id in run_ids
+        ]
+    finally:
+        for lock in reversed(locks):
+            lock.release()

@@ -1,0 +1,98 @@
+"""One way to reach ClickHouse: clickhouse-connect, for the embedded engine (chdb://) and servers alike."""
+
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import clickhouse_connect
+from clickhouse_connect.driver.client import Client
+from clickhouse_connect.driver.exceptions import ClickHouseError, ProgrammingError
+
+from service.settings import Settings
+
+
+class StoreUnavailable(RuntimeError):
+    """ClickHouse cannot be reached or opened; callers answer 503 and acknowledge nothing."""
+
+
+class StoreLocked(StoreUnavailable):
+    """Another process owns the embedded store at this path."""
+
+
+def _database_of(dsn: str, default: str) -> str:
+    if dsn.startswith("chdb://"):
+        return default
+    path = urlsplit(dsn).path.strip("/")
+    return path or default
+
+
+def _server_dsn(dsn: str) -> str:
+    parts = urlsplit(dsn)
+    return parts._replace(path="").geturl()
+
+
+def _open(dsn: str, database: str | None) -> Client:
+    try:
+        if dsn.startswith("chdb://"):
+            return clickhouse_connect.get_client(dsn=dsn, database=database)
+        return clickhouse_connect.get_client(
+            dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False
+        )
+    except ProgrammingError as exc:
+        if "Cannot lock file" in str(exc):
+            raise StoreLocked(
+                f"the embedded store at {dsn.removeprefix('chdb://')} is in use by another process"
+                " (a running `repute serve`?)"
+            ) from exc
+        raise StoreUnavailable(f"cannot open ClickHouse at {dsn}: {exc}") from exc
+    except (ClickHouseError, OSError) as exc:
+        raise StoreUnavailable(f"cannot reach ClickHouse: {exc}") from exc
+
+
+class Store:
+    """Hands out one client per thread (clients are not safe to share across threads) on one database."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.dsn = settings.dsn
+        self.database = _database_of(self.dsn, settings.database)
+        self._local = threading.local()
+        self._clients: list[Client] = []
+        self._lock = threading.Lock()
+        self._ensure_database()
+
+    def _ensure_database(self) -> None:
+        if self.dsn.startswith("chdb://"):
+            Path(self.dsn.removeprefix("chdb://")).mkdir(parents=True, exist_ok=True)
+        bootstrap = _open(self.dsn, None)
+        try:
+            on_cluster = f" ON CLUSTER {self.settings.cluster}" if self.settings.cluster else ""
+            bootstrap.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`{on_cluster} ENGINE = Atomic")
+        finally:
+            if not self.dsn.startswith("chdb://"):
+                bootstrap.close()
+            else:
+                self._track(bootstrap)
+
+    def _track(self, client: Client) -> None:
+        with self._lock:
+            self._clients.append(client)
+
+    @property
+    def client(self) -> Client:
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = _open(self.dsn, self.database)
+            self._local.client = client
+            self._track(client)
+        return client
+
+    def close(self) -> None:
+        with self._lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            try:
+                client.close()
+            except Exception:  # closing is best effort; the engine may already be gone
+                pass
+        self._local = threading.local()

@@ -1,0 +1,114 @@
+"""SQL for reputation events and scores.
+
+Idempotency holds at insert time: the daily materialized view folds every inserted block, so a
+duplicate that reached the table would be double-counted forever. Known ids are skipped (under a
+process lock), and each block carries a deduplication token that the table and its MV honour, which
+covers a retry racing from another process.
+"""
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from service.reputation.model import ReputationEvent
+from service.store.client import Store
+from service.store.queries import load
+from service.store.rows import as_utc, dicts
+
+EVENT_COLUMNS = (
+    "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
+    "confidence", "weight", "reference_type", "reference_id", "attributes",
+)  # fmt: skip
+_insert_lock = threading.Lock()
+
+
+def _unique(events: Sequence[ReputationEvent]) -> list[ReputationEvent]:
+    seen: dict[Any, ReputationEvent] = {}
+    for event in events:
+        seen.setdefault(event.event_id, event)
+    return list(seen.values())
+
+
+def _existing_ids(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> set[Any]:
+    result = store.client.query(
+        "SELECT event_id FROM reputation_events WHERE tenant = {tenant:String}"
+        " AND identity IN {identities:Array(String)} AND event_id IN {ids:Array(UUID)}",
+        parameters={
+            "tenant": tenant,
+            "identities": sorted({e.identity for e in events}),
+            "ids": [str(e.event_id) for e in events],
+        },
+    )
+    return {row[0] for row in result.result_rows}
+
+
+def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> int:
+    """Inserts the events whose ids are not stored yet; returns how many were new."""
+    candidates = _unique(events)
+    if not candidates:
+        return 0
+    with _insert_lock:
+        known = _existing_ids(store, tenant, candidates)
+        new = [e for e in candidates if e.event_id not in known]
+        if not new:
+            return 0
+        token = hashlib.sha256("".join(sorted(str(e.event_id) for e in new)).encode()).hexdigest()
+        store.client.insert(
+            "reputation_events",
+            [
+                [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta,
+                 e.confidence, e.weight, e.reference_type, e.reference_id, e.attributes]
+                for e in new
+            ],
+            column_names=EVENT_COLUMNS,
+            settings={"insert_deduplication_token": token, "deduplicate_blocks_in_dependent_materialized_views": 1},
+        )  # fmt: skip
+    return len(new)
+
+
+def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+    rows = dicts(
+        store.client.query(
+            load("identity_reputation"), parameters={"tenant": tenant, "identity": identity, "as_of": as_of}
+        )
+    )
+    return rows[0] if rows else None
+
+
+IDENTITY_SORTS = ("overall", "confidence", "trend_7d", "trend_30d", "events", "identity")
+
+
+def list_identities(
+    store: Store,
+    tenant: str,
+    *,
+    sort: str = "overall",
+    descending: bool = True,
+    min_confidence: float = 0.0,
+    prefix: str = "",
+    limit: int = 100,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    if sort not in IDENTITY_SORTS:
+        raise ValueError(f"sort must be one of {', '.join(IDENTITY_SORTS)}")
+    parameters = {
+        "tenant": tenant,
+        "sort": sort,
+        "descending": descending,
+        "min_confidence": min_confidence,
+        "prefix": prefix,
+        "limit": limit,
+        "offset": offset,
+    }
+    rows = dicts(store.client.query(load("identities_list"), parameters=parameters))
+    for row in rows:
+        row["computed_at"] = as_utc(row["computed_at"])
+    return rows
+
+
+def refresh_scores(store: Store) -> None:
+    """Runs the refreshable view now and waits for it (tests, `repute demo`, the CLI)."""
+    store.client.command("SYSTEM REFRESH VIEW reputation_scores_mv")
+    store.client.command("SYSTEM WAIT VIEW reputation_scores_mv")

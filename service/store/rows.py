@@ -1,0 +1,22 @@
+"""Small conversions between Python values and ClickHouse columns."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from clickhouse_connect.driver.query import QueryResult
+
+
+def from_epoch_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """ClickHouse hands DateTime64(3, 'UTC') back naive; make it aware."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def dicts(result: QueryResult) -> list[dict[str, Any]]:
+    names = result.column_names
+    return [dict(zip(names, row, strict=True)) for row in result.result_rows]

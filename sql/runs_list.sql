@@ -1,0 +1,27 @@
+-- Runs of one tenant, latest version of each, newest first, with optional filters ('' / NULL = any)
+-- and keyset pagination on (run_at, run_id). identity and suite never change, so they filter before
+-- the de-duplication of versions; the rest change between versions and filter after it.
+SELECT
+    run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
+    execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
+    primary_failure, session_composite, event_count, tool_calls, errors, total_tokens
+FROM
+(
+    SELECT * EXCEPT (metadata, diagnosis, session_performance)
+    FROM runs
+    WHERE tenant = {tenant:String}
+      AND ({identity:String} = '' OR identity = {identity:String})
+      AND ({suite:String} = '' OR suite = {suite:String})
+    ORDER BY run_id, version DESC
+    LIMIT 1 BY run_id
+)
+WHERE ({readiness:String} = '' OR readiness = {readiness:String})
+  AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
+  AND ({primary_failure:String} = '' OR primary_failure = {primary_failure:String})
+  AND ({status:String} = '' OR status = {status:String})
+  AND ({since:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at >= {since:Nullable(DateTime64(3, 'UTC'))})
+  AND ({until:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at < {until:Nullable(DateTime64(3, 'UTC'))})
+  AND ({after_at:Nullable(DateTime64(3, 'UTC'))} IS NULL
+       OR (run_at, run_id) < ({after_at:Nullable(DateTime64(3, 'UTC'))}, {after_id:String}))
+ORDER BY run_at DESC, run_id DESC
+LIMIT {limit:UInt32}

@@ -1,0 +1,77 @@
+"""Shared fixtures. One embedded store per test session (chdb allows one path per process); tests
+stay independent by each using a tenant of its own."""
+
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.settings import Settings
+from service.store.client import Store
+from service.store.migrate import migrate
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = SHARED / "fixtures"
+CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:24.10.4.191"
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("repute-data")
+
+
+@pytest.fixture(scope="session")
+def embedded_store(data_dir: Path) -> Iterator[Store]:
+    store = Store(Settings(data_dir=data_dir, clickhouse_url=None))
+    migrate(store)
+    yield store
+    store.close()
+
+
+def _docker_available() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    return subprocess.run(["docker", "info"], capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    url = os.environ.get("REPUTE_TEST_CLICKHOUSE_URL")
+    if url:
+        yield url
+        return
+    if not _docker_available():
+        pytest.skip("no ClickHouse server: set REPUTE_TEST_CLICKHOUSE_URL or run a Docker engine (testcontainers)")
+    from testcontainers.clickhouse import ClickHouseContainer
+
+    with ClickHouseContainer(CLICKHOUSE_IMAGE) as container:
+        yield container.get_connection_url().replace("clickhouse://", "http://").rsplit(":", 1)[0] + ":" + str(
+            container.get_exposed_port(8123)
+        )
+
+
+@pytest.fixture(scope="session")
+def server_store(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    database = f"repute_test_{uuid.uuid4().hex[:8]}"
+    store = Store(
+        Settings(data_dir=tmp_path_factory.mktemp("server"), clickhouse_url=f"{server_url.rstrip('/')}/{database}")
+    )
+    migrate(store)
+    yield store
+    store.client.command(f"DROP DATABASE IF EXISTS `{database}`")
+    store.close()
+
+
+@pytest.fixture(params=["embedded", "server"])
+def store(request: pytest.FixtureRequest) -> Store:
+    """Every store test runs on the embedded engine, and on a server when one is available."""
+    return request.getfixturevalue(f"{request.param}_store")
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"t_{uuid.uuid4().hex[:12]}"
