@@ -1,13 +1,214 @@
 """The `repute` command line. Each command is thin: it parses options and calls a service module."""
 
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from service.settings import get_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Repute: agent run diagnosis and reputation.")
+keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys.")
+app.add_typer(keys_app, name="keys")
+out = Console()
+err = Console(stderr=True)
 
 
 @app.callback()
 def _root() -> None:
     """Repute: agent run diagnosis and reputation."""
+
+
+def fail(message: str, code: int = 2) -> None:
+    """One line on stderr and an exit code; never a traceback."""
+    err.print(f"error: {message}", markup=False, highlight=False)
+    raise typer.Exit(code)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2, default=str).decode())
+    sys.stdout.write("\n")
+
+
+def _backend() -> Any:
+    from service.backend import ApiError, open_backend
+    from service.store.client import StoreUnavailable
+
+    try:
+        return open_backend(get_settings())
+    except (StoreUnavailable, ApiError) as exc:
+        fail(str(exc))
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="bind address (REPUTE_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (REPUTE_PORT)")] = None,
+) -> None:
+    """Serve the REST API (migrates the store first; prints the admin key on first start)."""
+    from service.server import serve as run_server
+
+    run_server(get_settings(), host, port)
+
+
+@app.command()
+def migrate() -> None:
+    """Apply pending ClickHouse migrations (idempotent)."""
+    from service.backend import running_server
+    from service.store.client import Store, StoreUnavailable
+    from service.store.migrate import migrate as apply
+
+    settings = get_settings()
+    if settings.embedded and (url := running_server(settings.data_dir)):
+        out.print(f"the server at {url} owns this store and migrated it at start; nothing to do")
+        return
+    try:
+        store = Store(settings)
+        try:
+            applied = apply(store)
+        finally:
+            store.close()
+    except StoreUnavailable as exc:
+        fail(str(exc))
+    out.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="session files, directories of them, OTLP JSONL files")],
+    identity: Annotated[str | None, typer.Option(help="identity for runs that name none")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, max=5000)] = 200,
+) -> None:
+    """Store, finalize and diagnose runs from files; bad files are reported and skipped."""
+    from service.ingest import ingest_paths
+
+    backend = _backend()
+    try:
+        summary = ingest_paths(backend, paths, identity, batch_size, out, err)
+    finally:
+        backend.close()
+    out.print(summary.line())
+    if summary.failed and not summary.stored and not summary.existing:
+        raise typer.Exit(1)
+
+
+@app.command("runs")
+def list_runs(
+    identity: Annotated[str, typer.Option()] = "",
+    suite: Annotated[str, typer.Option()] = "",
+    readiness: Annotated[str, typer.Option()] = "",
+    execution_status: Annotated[str, typer.Option("--execution-status")] = "",
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+) -> None:
+    """List runs, newest first."""
+    backend = _backend()
+    try:
+        rows = backend.list_runs(
+            identity=identity, suite=suite, readiness=readiness, execution_status=execution_status, limit=limit
+        )
+    finally:
+        backend.close()
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("run id", "identity", "trust", "readiness", "primary failure", "tool calls", "status")
+    for row in rows:
+        table.add_row(
+            row["run_id"],
+            row["identity"],
+            "" if row["trust_score"] is None else str(row["trust_score"]),
+            row["readiness_level"],
+            row["primary_failure"] or "",
+            str(row["tool_calls"]),
+            row["execution_status"] or row["status"],
+        )
+    out.print(table)
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+@app.command()
+def reputation(
+    identity: Annotated[str, typer.Argument()],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD (default today, UTC)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+) -> None:
+    """An identity's 90-day reputation, confidence and trends."""
+    try:
+        day = date.fromisoformat(as_of) if as_of else datetime.now(UTC).date()
+    except ValueError:
+        fail(f"--as-of must be YYYY-MM-DD, got {as_of!r}")
+    backend = _backend()
+    try:
+        found = backend.reputation(identity, day)
+    finally:
+        backend.close()
+    if found is None:
+        fail(f"no identity {identity!r}", 1)
+    if as_json:
+        print_json(found)
+        return
+    out.print(f"[bold]{identity}[/] as of {found['as_of']} (90 days)")
+    out.print(f"overall {_fmt(found['overall'])}  confidence {found['confidence']:.2f}  events {found['events']}")
+    for name, value in found["categories"].items():
+        out.print(f"  {name}: {_fmt(value)}")
+    out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
+    for failure, count in found["failures"].items():
+        out.print(f"  failure {failure}: {count}")
+
+
+@keys_app.command("create")
+def keys_create(
+    scopes: Annotated[list[str], typer.Option("--scope", help="ingest, read, admin (repeat)")],
+    tenant: Annotated[str, typer.Option()] = "default",
+    name: Annotated[str, typer.Option()] = "",
+) -> None:
+    """Create a key; the secret is shown once."""
+    from service.ids import FieldError, check_id
+
+    try:
+        check_id(tenant, "tenant")
+    except FieldError as exc:
+        fail(str(exc))
+    backend = _backend()
+    try:
+        created = backend.create_key(tenant, scopes, name)
+    except ValueError as exc:
+        fail(str(exc))
+    finally:
+        backend.close()
+    print_json(created)
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """List keys (never the secrets)."""
+    backend = _backend()
+    try:
+        print_json(backend.list_keys())
+    finally:
+        backend.close()
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument()]) -> None:
+    """Revoke a key."""
+    backend = _backend()
+    try:
+        revoked = backend.revoke_key(key_id)
+    finally:
+        backend.close()
+    if not revoked:
+        fail(f"no active key {key_id!r}", 1)
+    out.print(f"revoked {key_id}")
 
 
 def main() -> None:

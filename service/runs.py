@@ -6,6 +6,7 @@ written last: a crash before it leaves the run open, and the retry converges (fa
 key, reputation events are skipped by id).
 """
 
+import base64
 import threading
 import uuid
 import zlib
@@ -16,7 +17,8 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis import Diagnosis, diagnose, normalize_events
+from service.diagnosis import diagnose, normalize_events
+from service.ids import FieldError, check_id, check_optional_id
 from service.outcome import ExecutionOutcome, classify_execution
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.store import reputation as reputation_store
@@ -354,3 +356,76 @@ def ingest_sessions(
     finally:
         for lock in reversed(locks):
             lock.release()
+
+
+def _loads(text: str) -> dict[str, Any] | None:
+    return orjson.loads(text) if text else None
+
+
+def summary_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The public shape of a run (API and `repute runs --json`)."""
+    return {
+        "run_id": row["run_id"],
+        "identity": row["identity"],
+        "kind": row["kind"],
+        "suite": row["suite"],
+        "task_id": row["task_id"],
+        "trial": row["trial"],
+        "status": row["status"],
+        "run_at": row["run_at"],
+        "finalized_at": row["finalized_at"],
+        "execution_status": row["execution_status"],
+        "failure_stage": row["failure_stage"],
+        "failure_reason_code": row["failure_reason_code"],
+        "score": row["score"],
+        "trust_score": row["trust_score"],
+        "readiness_level": row["readiness"],
+        "primary_failure": row["primary_failure"] or None,
+        "session_composite": row["session_composite"],
+        "event_count": row["event_count"],
+        "tool_calls": row["tool_calls"],
+        "total_tokens": row["total_tokens"],
+    }
+
+
+def detail_of(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **summary_of(row),
+        "metadata": _loads(row["metadata"]) or {},
+        "failure_message": row["failure_message"],
+        "started_at": row["started_at"],
+        "ended_at": row["ended_at"],
+        "diagnosis": _loads(row["diagnosis"]),
+        "session_performance": _loads(row["session_performance"]),
+    }
+
+
+def encode_cursor(row: dict[str, Any]) -> str:
+    at_ms = int(row["run_at"].timestamp() * 1000)
+    return base64.urlsafe_b64encode(orjson.dumps([at_ms, row["run_id"]])).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        at_ms, run_id = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return from_epoch_ms(int(at_ms)), str(run_id)  # type: ignore[return-value]
+    except (ValueError, TypeError, OverflowError, OSError) as exc:
+        raise FieldError("query.cursor", "cursor is not one this API returned") from exc
+
+
+def session_input(run: Any, field: str = "", max_events: int = 100_000) -> SessionInput:
+    """Validates a parsed run (service.diagnosis.RunInput) for storage; errors name the field."""
+    prefix = f"{field}." if field else ""
+    if run.trial is not None and (isinstance(run.trial, bool) or not isinstance(run.trial, int) or run.trial < 0):
+        raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
+    if len(run.events) > max_events:
+        raise RunTooLarge(f"a run holds at most {max_events} events ({len(run.events)} sent)")
+    spec = RunSpec(
+        identity=check_id(run.identity, f"{prefix}identity"),
+        run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,
+        suite=check_optional_id(run.suite, f"{prefix}suite"),
+        task_id=check_optional_id(run.task_id, f"{prefix}task_id"),
+        trial=run.trial,
+        metadata=run.metadata or {},
+    )
+    return SessionInput(spec, list(run.events), run.execution)

@@ -75,3 +75,43 @@ def store(request: pytest.FixtureRequest) -> Store:
 @pytest.fixture
 def tenant() -> str:
     return f"t_{uuid.uuid4().hex[:12]}"
+
+
+# --- the API on a live server -------------------------------------------------------------------
+
+from datetime import UTC, datetime  # noqa: E402
+
+import httpx  # noqa: E402
+
+from service.api.app import create_app  # noqa: E402
+from service.keys import SCOPES, create_key  # noqa: E402
+from tests.live import serve_in_thread  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def base_url(embedded_store: Store, data_dir: Path) -> Iterator[str]:
+    app = create_app(Settings(data_dir=data_dir), store=embedded_store)
+    with serve_in_thread(app) as url:
+        yield url
+
+
+@pytest.fixture
+def make_client(base_url: str, embedded_store: Store) -> Iterator:
+    """make_client(tenant, scopes) -> an httpx client on the live server holding a new key."""
+    clients: list[httpx.Client] = []
+
+    def make(tenant: str, scopes: tuple[str, ...] = SCOPES) -> httpx.Client:
+        key = create_key(embedded_store, tenant, list(scopes), "test", datetime.now(UTC)).key
+        client = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def client(make_client, tenant: str) -> httpx.Client:
+    """A client with every scope on this test's own tenant."""
+    return make_client(tenant)

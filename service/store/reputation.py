@@ -112,3 +112,22 @@ def refresh_scores(store: Store) -> None:
     """Runs the refreshable view now and waits for it (tests, `repute demo`, the CLI)."""
     store.client.command("SYSTEM REFRESH VIEW reputation_scores_mv")
     store.client.command("SYSTEM WAIT VIEW reputation_scores_mv")
+
+
+def identity_exists(store: Store, tenant: str, identity: str) -> bool:
+    """Whether the tenant has any reputation event or run for the identity."""
+    result = store.client.query(
+        "SELECT (SELECT count() FROM (SELECT 1 FROM reputation_events"
+        " WHERE tenant = {tenant:String} AND identity = {identity:String} LIMIT 1))"
+        " + (SELECT count() FROM (SELECT 1 FROM runs"
+        " WHERE tenant = {tenant:String} AND identity = {identity:String} LIMIT 1))",
+        parameters={"tenant": tenant, "identity": identity},
+    )
+    return result.result_rows[0][0] > 0
+
+
+def daily_trust(store: Store, tenant: str, identity: str, first: date, last: date) -> dict[date, tuple[int, float]]:
+    result = store.client.query(
+        load("identity_daily_trust"), parameters={"tenant": tenant, "identity": identity, "first": first, "last": last}
+    )
+    return {day: (runs, mean) for day, runs, mean in result.result_rows}

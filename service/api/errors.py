@@ -1,0 +1,140 @@
+"""Every error is application/problem+json (RFC 9457) naming the offending field where there is one."""
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from clickhouse_connect.driver.exceptions import OperationalError
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from service.diagnosis import InputError
+from service.ids import FieldError
+from service.outcome import OutcomeInputError
+from service.runs import RunConflict, RunNotFound, RunTooLarge
+from service.store.client import StoreUnavailable
+
+PROBLEM_TYPE = "application/problem+json"
+RETRY_AFTER_SECONDS = 5
+log = logging.getLogger("repute.api")
+
+
+class Problem(Exception):
+    def __init__(
+        self, status: int, title: str, detail: str, field: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(detail)
+        self.status, self.title, self.detail, self.field, self.headers = status, title, detail, field, headers
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    title: str,
+    detail: str,
+    errors: Sequence[dict[str, Any]] = (),
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    body["instance"] = request.url.path
+    if errors:
+        body["errors"] = list(errors)
+    return Response(orjson.dumps(body), status_code=status, media_type=PROBLEM_TYPE, headers=headers)
+
+
+def field_path(loc: Sequence[Any]) -> str:
+    """('body', 'events', 3, 'timestamp') -> 'events[3].timestamp'; ('query', 'limit') -> 'query.limit'."""
+    parts = list(loc)
+    prefix = "" if parts and parts[0] == "body" else f"{parts.pop(0)}." if parts else ""
+    if parts and parts[0] == "body":
+        parts.pop(0)
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return prefix + path if path else prefix.rstrip(".") or "body"
+
+
+def validation_problem(request: Request, errors: Sequence[dict[str, Any]]) -> Response:
+    listed = [{"field": field_path(e.get("loc", ())), "message": e.get("msg", "invalid")} for e in errors]
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in listed[:5])
+    return problem_response(request, 422, "Unprocessable Content", detail, listed)
+
+
+def _field_problem(request: Request, status: int, title: str, field: str, message: str) -> Response:
+    detail = f"{field}: {message}" if field else message
+    return problem_response(request, status, title, detail, [{"field": field or "body", "message": message}])
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(Problem)
+    async def _problem(request: Request, exc: Problem) -> Response:
+        errors = [{"field": exc.field, "message": exc.detail}] if exc.field else []
+        return problem_response(request, exc.status, exc.title, exc.detail, errors, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
+        return validation_problem(request, exc.errors())
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        detail = exc.detail if isinstance(exc.detail, str) else "request failed"
+        return problem_response(request, exc.status_code, _title(exc.status_code), detail, headers=exc.headers)
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, exc: InputError) -> Response:
+        status = 400 if exc.field == "" else 422
+        return _field_problem(request, status, _title(status), exc.field, str(exc))
+
+    @app.exception_handler(FieldError)
+    async def _field(request: Request, exc: FieldError) -> Response:
+        return _field_problem(request, 422, "Unprocessable Content", exc.field, str(exc))
+
+    @app.exception_handler(OutcomeInputError)
+    async def _outcome(request: Request, exc: OutcomeInputError) -> Response:
+        return _field_problem(request, 422, "Unprocessable Content", exc.field, str(exc))
+
+    @app.exception_handler(RunNotFound)
+    async def _not_found(request: Request, exc: RunNotFound) -> Response:
+        return problem_response(request, 404, "Not Found", f"no run {exc.args[0]!r}")
+
+    @app.exception_handler(RunConflict)
+    async def _conflict(request: Request, exc: RunConflict) -> Response:
+        return problem_response(request, 409, "Conflict", str(exc))
+
+    @app.exception_handler(RunTooLarge)
+    async def _too_large(request: Request, exc: RunTooLarge) -> Response:
+        return _field_problem(request, 422, "Unprocessable Content", "events", str(exc))
+
+    @app.exception_handler(StoreUnavailable)
+    async def _unavailable(request: Request, exc: StoreUnavailable) -> Response:
+        return _store_down(request, exc)
+
+    @app.exception_handler(OperationalError)
+    async def _operational(request: Request, exc: OperationalError) -> Response:
+        return _store_down(request, exc)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(request, 500, "Internal Server Error", "unexpected error; it has been logged")
+
+
+def _store_down(request: Request, exc: Exception) -> Response:
+    log.warning("store unavailable: %s", exc)
+    request.app.state.metrics.store_errors.inc()
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    return problem_response(request, 503, "Service Unavailable", "the store is unavailable; retry later", headers=headers)
+
+
+_TITLES = {
+    400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+    409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
+    429: "Too Many Requests", 503: "Service Unavailable",
+}  # fmt: skip
+
+
+def _title(status: int) -> str:
+    return _TITLES.get(status, "Error")

@@ -1,0 +1,49 @@
+"""Prometheus metrics: request counts and latencies by route, runs finalized, events ingested, store errors."""
+
+import time
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class Metrics:
+    """One registry per app, so several apps in one process (tests) never collide."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "repute_http_requests", "HTTP requests", ["method", "route", "status"], registry=self.registry
+        )
+        self.latency = Histogram(
+            "repute_http_request_duration_seconds", "HTTP request latency", ["method", "route"], registry=self.registry
+        )
+        self.runs_finalized = Counter("repute_runs_finalized", "Runs finalized", registry=self.registry)
+        self.events_ingested = Counter("repute_events_ingested", "Run events stored", registry=self.registry)
+        self.store_errors = Counter("repute_store_errors", "Store unavailable errors", registry=self.registry)
+
+
+class MetricsMiddleware:
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def capture(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            method = scope["method"]
+            self.metrics.requests.labels(method, route, str(status)).inc()
+            self.metrics.latency.labels(method, route).observe(time.perf_counter() - started)

@@ -1,0 +1,128 @@
+"""Whole runs in one request: stored, finalized and diagnosed at once."""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from service import runs
+from service.api import auth
+from service.api.routing import OrjsonRoute
+from service.api.schemas import SessionBatchResult, SessionResult
+from service.diagnosis import parse_run, parse_runs
+from service.keys import Principal
+
+router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
+
+_RUN_SCHEMA = {
+    "type": "object",
+    "required": ["identity", "events"],
+    "properties": {
+        "run_id": {"type": "string"},
+        "identity": {"type": "string"},
+        "suite": {"type": "string"},
+        "task_id": {"type": "string"},
+        "trial": {"type": "integer"},
+        "metadata": {"type": "object"},
+        "execution": {"type": "object"},
+        "events": {"type": "array", "items": {"type": "object"}},
+    },
+}
+SESSION_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": _RUN_SCHEMA,
+                "example": {
+                    "run_id": "run-clean-001",
+                    "identity": "agent-atlas",
+                    "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
+                },
+            }
+        },
+    }
+}
+BATCH_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "oneOf": [
+                        {"type": "array", "items": _RUN_SCHEMA},
+                        {"type": "object", "required": ["sessions"],
+                         "properties": {"sessions": {"type": "array", "items": _RUN_SCHEMA}}},
+                    ]
+                }
+            },
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    }
+}  # fmt: skip
+
+
+def _result(item: runs.SessionResult) -> dict[str, Any]:
+    detail = runs.detail_of(item.row)
+    return {
+        "run_id": detail["run_id"],
+        "created": item.created,
+        "execution_status": detail["execution_status"],
+        "failure_stage": detail["failure_stage"],
+        "failure_reason_code": detail["failure_reason_code"],
+        "trust_score": detail["trust_score"],
+        "readiness_level": detail["readiness_level"],
+        "primary_failure": detail["primary_failure"],
+        "diagnosis": detail["diagnosis"],
+    }
+
+
+async def _ingest(request: Request, tenant: str, inputs: list[Any]) -> list[runs.SessionResult]:
+    settings = request.app.state.settings
+    sessions = [
+        runs.session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", settings.max_events_per_run)
+        for i, run in enumerate(inputs)
+    ]
+    results = await run_in_threadpool(
+        runs.ingest_sessions,
+        request.app.state.store_holder.get(),
+        tenant,
+        sessions,
+        datetime.now(UTC),
+        settings.quality_pass_threshold,
+    )
+    created = [r for r in results if r.created]
+    request.app.state.metrics.runs_finalized.inc(len(created))
+    request.app.state.metrics.events_ingested.inc(sum(r.row["event_count"] for r in created))
+    return results
+
+
+@router.post(
+    "/sessions",
+    status_code=201,
+    response_model=SessionResult,
+    summary="Store, finalize and diagnose a whole run",
+    openapi_extra=SESSION_BODY,
+    responses={200: {"description": "the run was already finalized; the stored result"}},
+)
+async def post_session(
+    request: Request, response: Response, principal: Annotated[Principal, Depends(auth.ingest)]
+) -> Any:
+    run = parse_run(await request.body())
+    result = (await _ingest(request, principal.tenant, [run]))[0]
+    if not result.created:
+        response.status_code = 200
+    return _result(result)
+
+
+@router.post(
+    "/sessions/batch",
+    status_code=201,
+    response_model=SessionBatchResult,
+    summary="Many whole runs in one request (all or nothing)",
+    openapi_extra=BATCH_BODY,
+)
+async def post_sessions(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Any:
+    inputs = parse_runs(await request.body())
+    return {"results": [_result(r) for r in await _ingest(request, principal.tenant, inputs)]}

@@ -1,0 +1,226 @@
+"""Request and response bodies of the REST API (OpenAPI at /docs)."""
+
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.ids import Identifier
+from service.keys import SCOPES
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class RunOpen(Strict):
+    run_id: Identifier | None = Field(default=None, description="generated when absent")
+    identity: Identifier = Field(description="the agent whose reputation this run affects")
+    suite: Identifier | None = None
+    task_id: Identifier | None = None
+    trial: int | None = Field(default=None, ge=0, le=1_000_000)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={"examples": [{"identity": "agent-atlas", "suite": "customs-evals", "task_id": "t-01"}]},
+    )
+
+
+class Execution(BaseModel):
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    status: Literal["ok", "quality_failure", "execution_error"] | None = None
+    stage: str | None = Field(default=None, max_length=64)
+    reason: str | None = Field(default=None, max_length=128)
+    message: str | None = Field(default=None, max_length=4096)
+    score: float | None = Field(default=None, ge=0, le=1)
+
+
+class FinalizeBody(Strict):
+    execution: Execution | None = None
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={
+            "examples": [{}, {"execution": {"status": "execution_error", "stage": "setup", "reason": "toolchain_missing"}}]
+        },
+    )
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    identity: str
+    kind: str
+    suite: str
+    task_id: str
+    trial: int | None
+    status: str
+    run_at: datetime
+    finalized_at: datetime | None
+    execution_status: str
+    failure_stage: str
+    failure_reason_code: str
+    score: float
+    trust_score: int | None
+    readiness_level: str
+    primary_failure: str | None
+    session_composite: float | None
+    event_count: int
+    tool_calls: int
+    total_tokens: int
+
+
+class RunDetail(RunSummary):
+    metadata: dict[str, Any]
+    failure_message: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    diagnosis: dict[str, Any] | None
+    session_performance: dict[str, Any] | None
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+    next_cursor: str | None
+
+
+class EventsAccepted(BaseModel):
+    run_id: str
+    accepted: int
+    event_count: int
+
+
+class SessionResult(BaseModel):
+    run_id: str
+    created: bool
+    execution_status: str
+    failure_stage: str
+    failure_reason_code: str
+    trust_score: int | None
+    readiness_level: str
+    primary_failure: str | None
+    diagnosis: dict[str, Any]
+
+
+class SessionBatchResult(BaseModel):
+    results: list[SessionResult]
+
+
+class Signal(Strict):
+    identity: Identifier
+    category: Literal["task_quality", "economic", "identity_hygiene"]
+    event_type: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:\-]+$")
+    score_delta: float = Field(ge=-1, le=1)
+    confidence: float = Field(default=1.0, ge=0, le=1)
+    weight: float = Field(default=1.0, ge=0, le=1_000)
+    timestamp: datetime | None = Field(default=None, description="ISO 8601; UTC when no offset; now when absent")
+    reference_type: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9._:\-]*$")
+    reference_id: str = Field(default="", max_length=256)
+    attributes: dict[str, str] = Field(default_factory=dict, max_length=64)
+    event_id: str | None = Field(default=None, description="a UUID; derived from the content when absent")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={
+            "examples": [
+                {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}
+            ]
+        },
+    )
+
+
+class SignalBatch(Strict):
+    events: list[Signal] = Field(max_length=10_000)
+
+
+class SignalsAccepted(BaseModel):
+    accepted: int
+    duplicates: int
+    event_ids: list[str]
+
+
+class Categories(BaseModel):
+    task_quality: float | None
+    economic: float | None
+    identity_hygiene: float | None
+
+
+class Reputation(BaseModel):
+    identity: str
+    as_of: date
+    window_days: int
+    overall: float | None
+    categories: Categories
+    confidence: float
+    events: int
+    positive_events: int
+    negative_events: int
+    failures: dict[str, int]
+    score_7d_ago: float | None
+    score_30d_ago: float | None
+    trend_7d: float | None
+    trend_30d: float | None
+
+
+class IdentityRow(BaseModel):
+    identity: str
+    overall: float | None
+    categories: Categories
+    confidence: float
+    events: int
+    trend_7d: float | None
+    trend_30d: float | None
+    computed_at: datetime
+
+
+class IdentityList(BaseModel):
+    identities: list[IdentityRow]
+    computed_at: datetime | None
+
+
+class HistoryDay(BaseModel):
+    day: date
+    runs: int
+    mean_trust: float | None
+    reputation: float | None
+    confidence: float
+
+
+class History(BaseModel):
+    identity: str
+    days: list[HistoryDay]
+
+
+class KeyCreate(Strict):
+    tenant: Identifier = "default"
+    scopes: list[Literal["ingest", "read", "admin"]] = Field(min_length=1, max_length=len(SCOPES))
+    name: str = Field(default="", max_length=200)
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"tenant": "acme", "scopes": ["ingest", "read"], "name": "ci"}]}
+    )
+
+
+class KeyCreated(BaseModel):
+    id: str
+    key: str
+    tenant: str
+    scopes: list[str]
+    name: str
+
+
+class KeyInfo(BaseModel):
+    id: str
+    tenant: str
+    scopes: list[str]
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class KeyList(BaseModel):
+    keys: list[KeyInfo]

@@ -1,0 +1,110 @@
+"""Reputation reads shaped for people and programs (API, CLI), and posted signals (SPEC §3.3)."""
+
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from service.ids import FieldError
+from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid
+from service.store import reputation as reputation_store
+from service.store.client import Store
+
+
+def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
+    return {c: (row[c] if row else None) for c in CATEGORIES}
+
+
+def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+    """SPEC §7 for one identity; None when the tenant has never seen the identity."""
+    row = reputation_store.identity_reputation(store, tenant, identity, as_of)
+    if row is None and not reputation_store.identity_exists(store, tenant, identity):
+        return None
+    return {
+        "identity": identity,
+        "as_of": as_of,
+        "window_days": WINDOW_DAYS,
+        "overall": row["overall"] if row else None,
+        "categories": _categories(row),
+        "confidence": row["confidence"] if row else 0.0,
+        "events": row["events"] if row else 0,
+        "positive_events": row["positive_events"] if row else 0,
+        "negative_events": row["negative_events"] if row else 0,
+        "failures": dict(sorted(row["failures"].items())) if row else {},
+        "score_7d_ago": row["score_7d_ago"] if row else None,
+        "score_30d_ago": row["score_30d_ago"] if row else None,
+        "trend_7d": row["trend_7d"] if row else None,
+        "trend_30d": row["trend_30d"] if row else None,
+    }
+
+
+def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
+    rows = reputation_store.list_identities(store, tenant, **filters)
+    identities = [
+        {
+            "identity": row["identity"],
+            "overall": row["overall"],
+            "categories": _categories(row),
+            "confidence": row["confidence"],
+            "events": row["events"],
+            "trend_7d": row["trend_7d"],
+            "trend_30d": row["trend_30d"],
+            "computed_at": row["computed_at"],
+        }
+        for row in rows
+    ]
+    return {"identities": identities, "computed_at": max((r["computed_at"] for r in rows), default=None)}
+
+
+def history(store: Store, tenant: str, identity: str, days: int, today: date) -> dict[str, Any] | None:
+    """Per day: runs, mean trust of quality runs (execution errors excluded), and reputation as of that day."""
+    if not reputation_store.identity_exists(store, tenant, identity):
+        return None
+    first = today - timedelta(days=days - 1)
+    trust = reputation_store.daily_trust(store, tenant, identity, first, today)
+    series = []
+    for offset in range(days):
+        day = first + timedelta(days=offset)
+        row = reputation_store.identity_reputation(store, tenant, identity, day)
+        runs, mean_trust = trust.get(day, (0, None))
+        series.append(
+            {
+                "day": day,
+                "runs": runs,
+                "mean_trust": mean_trust,
+                "reputation": row["overall"] if row else None,
+                "confidence": row["confidence"] if row else 0.0,
+            }
+        )
+    return {"identity": identity, "days": series}
+
+
+def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str) -> ReputationEvent:
+    """A posted signal as a reputation event. Without an event_id the id is derived from the content
+    (and the timestamp when one is given), so re-posting the same signal is a no-op."""
+    given_id = signal.get("event_id")
+    if given_id:
+        try:
+            event_id = uuid.UUID(str(given_id))
+        except ValueError as exc:
+            raise FieldError(f"{field}.event_id", "event_id must be a UUID") from exc
+    else:
+        content = {k: v for k, v in signal.items() if k != "event_id" and v is not None}
+        event_id = event_uuid(tenant, "signal", orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str).decode())
+    timestamp = signal.get("timestamp") or now
+    if timestamp.tzinfo is None:
+        timestamp = timestamp.replace(tzinfo=UTC)
+    return ReputationEvent(
+        event_id=event_id,
+        timestamp=timestamp.astimezone(UTC),
+        identity=signal["identity"],
+        category=signal["category"],
+        event_type=signal["event_type"],
+        score_delta=float(signal["score_delta"]),
+        confidence=float(signal.get("confidence", 1.0)),
+        weight=float(signal.get("weight", 1.0)),
+        reference_type=signal.get("reference_type", ""),
+        reference_id=signal.get("reference_id", ""),
+        attributes=dict(signal.get("attributes") or {}),
+    )

@@ -1,0 +1,98 @@
+"""A real session round trip through the live server: POST, then read the run, graph and reputation."""
+
+import orjson
+import httpx
+
+from tests.conftest import FIXTURES
+
+# session_multi.json by hand from SPEC §4: memory n=2 -> -18 (medium), ignored output n=1 -> -17
+# (medium), context n=1 at 91% -> -12 (medium), skill n=2 -> -20 (high).
+MULTI_SCORES = {
+    "loop_control": 100, "memory_integrity": 82, "tool_output_utilization": 83,
+    "context_health": 88, "cost_efficiency": 100, "skill_adherence": 80,
+}  # fmt: skip
+MULTI_TRUST = 89  # round(20 + 12.3 + 16.6 + 13.2 + 15 + 12) = round(89.1)
+
+
+def _post_multi(client: httpx.Client) -> dict:
+    response = client.post("/v1/sessions", content=(FIXTURES / "session_multi.json").read_bytes())
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_session_round_trip(client: httpx.Client) -> None:
+    posted = _post_multi(client)
+    assert posted["run_id"] == "run-multi-003"
+    assert posted["trust_score"] == MULTI_TRUST
+    assert posted["readiness_level"] == "review_recommended"
+    assert posted["primary_failure"] == "skill_failure"
+    assert posted["execution_status"] == "ok"
+    assert posted["diagnosis"]["scores"] == MULTI_SCORES
+
+    run = client.get("/v1/runs/run-multi-003").json()
+    assert run["identity"] == "agent-atlas" and run["suite"] == "customs-evals" and run["task_id"] == "t-02"
+    assert run["status"] == "finalized"
+    assert run["trust_score"] == MULTI_TRUST
+    assert run["event_count"] == 8 and run["tool_calls"] == 1
+    assert run["run_at"].startswith("2026-11-20T11:00:07")
+    causes = [(c["type"], c["severity"], c["impact_score"]) for c in run["diagnosis"]["failure_causes"]]
+    assert causes == [
+        ("memory_degradation", "medium", -18),
+        ("ignoring_tool_outputs", "medium", -17),
+        ("context_pollution", "medium", -12),
+        ("skill_failure", "high", -20),
+    ]
+    assert run["diagnosis"] == posted["diagnosis"]
+
+    graph = client.get("/v1/runs/run-multi-003/graph").json()
+    node_ids = [n["id"] for n in graph["nodes"]]
+    assert len(node_ids) == len(set(node_ids)) == 8 + 4
+    kinds = [e["type"] for e in graph["edges"]]
+    assert kinds.count("precedes") == 7
+    assert kinds.count("causes") == 2 + 1 + 1 + 2
+    assert kinds.count("reinforces") == 2
+
+    events = client.get("/v1/runs/run-multi-003/events").json()["events"]
+    assert [e["type"] for e in events][:3] == ["context_event", "memory_event", "memory_event"]
+    assert [e["event_id"] for e in events] == [f"event_{i}" for i in range(8)]
+
+    reputation = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": "2026-11-20"}).json()
+    assert reputation["overall"] == 50 * (1 + (MULTI_TRUST - 50) / 50)
+    assert reputation["categories"] == {"task_quality": reputation["overall"], "economic": None, "identity_hygiene": None}
+    assert reputation["events"] == 1 and reputation["confidence"] == 0.01
+    assert reputation["positive_events"] == 1 and reputation["negative_events"] == 0
+    assert reputation["failures"] == {
+        "context_pollution": 1, "ignoring_tool_outputs": 1, "memory_degradation": 1, "skill_failure": 1,
+    }  # fmt: skip
+    before = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": "2026-11-19"}).json()
+    assert before["overall"] is None and before["events"] == 0
+
+
+def test_posting_the_same_session_again_changes_nothing(client: httpx.Client) -> None:
+    first = _post_multi(client)
+    again = client.post("/v1/sessions", content=(FIXTURES / "session_multi.json").read_bytes())
+    assert again.status_code == 200
+    assert again.json()["diagnosis"]["diagnosis_hash"] == first["diagnosis"]["diagnosis_hash"]
+    assert again.json()["created"] is False
+    reputation = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": "2026-11-20"}).json()
+    assert reputation["events"] == 1
+
+
+def test_open_append_finalize_matches_one_shot(client: httpx.Client) -> None:
+    session = orjson.loads((FIXTURES / "session_multi.json").read_bytes())
+    one_shot = _post_multi(client)["diagnosis"]
+    opened = client.post("/v1/runs", json={"run_id": "streamed", "identity": "agent-atlas"})
+    assert opened.status_code == 201, opened.text
+    events = session["events"]
+    assert client.post("/v1/runs/streamed/events", json=events[:3]).json()["event_count"] == 3
+    ndjson = b"\n".join(orjson.dumps(e) for e in events[3:])
+    appended = client.post(
+        "/v1/runs/streamed/events", content=ndjson, headers={"content-type": "application/x-ndjson"}
+    )
+    assert appended.json() == {"run_id": "streamed", "accepted": 5, "event_count": 8}
+    finalized = client.post("/v1/runs/streamed/finalize")
+    assert finalized.status_code == 200, finalized.text
+    assert finalized.json()["diagnosis"]["diagnosis_hash"] == one_shot["diagnosis_hash"]
+    assert client.post("/v1/runs/streamed/finalize").json() == finalized.json()
+    late = client.post("/v1/runs/streamed/events", json=[{"event": "decision"}])
+    assert late.status_code == 409 and late.headers["content-type"] == "application/problem+json"

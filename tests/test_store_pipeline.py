@@ -1,0 +1,164 @@
+"""The finalize pipeline against the real store: idempotency, hostile values, restart."""
+
+import random
+import subprocess
+import sys
+from dataclasses import replace
+from datetime import UTC, date, datetime
+
+import orjson
+
+from service import runs
+from service.diagnosis import parse_run
+from service.reputation.report import reputation_report, signal_event
+from service.store import reputation as reputation_store
+from service.store import runs as run_store
+from service.store.client import Store
+from tests.factory import make_session
+
+TABLES = ("runs", "run_events", "run_failures", "reputation_events", "reputation_daily")
+AS_OF = date(2026, 11, 1)
+
+
+def _counts(store: Store, tenant: str) -> dict[str, int]:
+    return {
+        table: store.client.query(
+            f"SELECT count() FROM {table} WHERE tenant = {{t:String}}", parameters={"t": tenant}
+        ).result_rows[0][0]
+        for table in TABLES
+    }
+
+
+def _sessions(count: int, seed: int) -> list[runs.SessionInput]:
+    rng = random.Random(seed)
+    made = []
+    for i in range(count):
+        raw = make_session(rng, f"run-{i:04d}", f"agent-{i % 7}", rng.randint(5, 60), day_offset=i % 20)
+        made.append(runs.session_input(parse_run(orjson.dumps(raw))))
+    return made
+
+
+def _signals(tenant: str) -> list:
+    now = datetime(2026, 10, 30, tzinfo=UTC)
+    return [
+        signal_event(tenant, {"identity": f"agent-{i % 7}", "category": "economic", "event_type": "payment_completed",
+                              "score_delta": 1.0, "reference_id": f"tx-{i}"}, now, "events")
+        for i in range(30)
+    ]  # fmt: skip
+
+
+def _scores(store: Store, tenant: str) -> list:
+    return [reputation_report(store, tenant, f"agent-{i}", AS_OF) for i in range(7)]
+
+
+def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str) -> None:
+    sessions = _sessions(200, seed=3)
+    now = datetime.now(UTC)
+    for start in range(0, 200, 50):
+        runs.ingest_sessions(store, tenant, sessions[start : start + 50], now, 0.8)
+    reputation_store.insert_events(store, tenant, _signals(tenant))
+    counts, scores = _counts(store, tenant), _scores(store, tenant)
+    assert counts["runs"] == 200 and counts["reputation_events"] >= 200 + 30
+
+    again = runs.ingest_sessions(store, tenant, sessions, now, 0.8)
+    assert not any(result.created for result in again)
+    for session in sessions[:20]:
+        runs.finalize_run(store, tenant, session.spec.run_id, None, now, 0.8)
+    assert reputation_store.insert_events(store, tenant, _signals(tenant)) == 0
+
+    assert _counts(store, tenant) == counts
+    assert _scores(store, tenant) == scores
+
+
+def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenant: str) -> None:
+    session = _sessions(1, seed=5)[0]
+    now = datetime.now(UTC)
+    base = runs._base_row(tenant, session.spec, session.spec.run_id, now)
+    # Everything a finalize writes except the run's own row, which is written last.
+    partial = runs._finalize_one(runs.FinalizeRequest(base, session.events), now, 0.8)
+    run_store.insert_events(store, runs.event_rows(tenant, session.spec.run_id, session.events, 0, now))
+    run_store.insert_failures(store, partial.failures)
+    reputation_store.insert_events(store, tenant, partial.reputation)
+
+    [result] = runs.ingest_sessions(store, tenant, [session], now, 0.8)
+    assert result.created
+    counts = _counts(store, tenant)
+    assert counts["runs"] == 1
+    assert counts["reputation_events"] == len(partial.reputation)
+    distinct_failures = store.client.query(
+        "SELECT count() FROM run_failures FINAL WHERE tenant = {t:String}", parameters={"t": tenant}
+    ).result_rows[0][0]
+    assert distinct_failures == len(partial.failures)
+
+
+HOSTILE = [
+    "quote'inside", 'double"quote', "'; DROP TABLE runs; --", "back\\slash", "ünïcødé-名前-🙂",
+    "{tenant:String}", "a" * 256, "new\nline", "tab\tchar", "%s%d", "NULL",
+]  # fmt: skip
+
+
+def test_hostile_values_are_stored_and_read_back_verbatim(store: Store, tenant: str) -> None:
+    """Identifiers are validated at the API; the store itself must bind anything verbatim."""
+    hostile_tenant = tenant + "'; DROP TABLE runs; --"
+    now = datetime.now(UTC)
+    for i, value in enumerate(HOSTILE):
+        raw = make_session(random.Random(i), f"run-{i}", "agent", 6)
+        raw["metadata"] = {"note": value}
+        raw["events"][0]["payload"] = value
+        session = runs.session_input(parse_run(orjson.dumps(raw)))
+        session = replace(session, spec=replace(session.spec, identity=value, run_id=value, suite=value))
+        [result] = runs.ingest_sessions(store, hostile_tenant, [session], now, 0.8)
+        assert result.created
+        row = run_store.get_run(store, hostile_tenant, value)
+        assert row is not None and row["identity"] == value and row["suite"] == value
+        assert orjson.loads(row["metadata"]) == {"note": value}
+        assert run_store.load_event_payloads(store, hostile_tenant, value)[0]["payload"] == value
+        assert [r["run_id"] for r in run_store.list_runs(store, hostile_tenant, identity=value)] == [value]
+        report = reputation_report(store, hostile_tenant, value, date(2026, 11, 1))
+        assert report is not None and report["events"] == 1
+        signal = signal_event(hostile_tenant, {"identity": value, "category": "economic", "event_type": "x",
+                                               "score_delta": 1.0, "reference_id": value,
+                                               "attributes": {value: value}}, now, "events")  # fmt: skip
+        assert reputation_store.insert_events(store, hostile_tenant, [signal]) == 1
+    assert store.client.query("EXISTS TABLE runs").result_rows[0][0] == 1
+    assert run_store.get_run(store, tenant, HOSTILE[2]) is None
+
+
+RESTART_CHECK = """
+import sys
+from service.settings import Settings
+from service.store.client import Store
+from service.store.migrate import migrate
+from service.store import runs
+store = Store(Settings(data_dir=sys.argv[1]))
+print(len(migrate(store)), runs.get_run(store, sys.argv[2], 'run-0000')['trust_score'])
+store.close()
+"""
+
+
+def test_restart_keeps_everything_and_migrate_is_a_no_op(tmp_path) -> None:
+    """Two separate processes on one data dir: the second finds the run and has nothing to migrate."""
+    data_dir = tmp_path / "restart"
+    script = (
+        "import sys, orjson\n"
+        "from datetime import datetime, UTC\n"
+        "from service.settings import Settings\n"
+        "from service.store.client import Store\n"
+        "from service.store.migrate import migrate\n"
+        "from service import runs\n"
+        "from service.diagnosis import parse_run\n"
+        "store = Store(Settings(data_dir=sys.argv[1]))\n"
+        "migrate(store)\n"
+        "raw = orjson.loads(sys.argv[2])\n"
+        "[r] = runs.ingest_sessions(store, 'tenant-r', [runs.session_input(parse_run(orjson.dumps(raw)))], datetime.now(UTC), 0.8)\n"
+        "print(r.row['trust_score'])\n"
+        "store.close()\n"
+    )
+    raw = make_session(random.Random(1), "run-0000", "agent-r", 30)
+    first = subprocess.run([sys.executable, "-c", script, str(data_dir), orjson.dumps(raw).decode()],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    second = subprocess.run([sys.executable, "-c", RESTART_CHECK, str(data_dir), "tenant-r"],
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    applied, trust = second.stdout.split()
+    assert applied == "0"
+    assert trust == first.stdout.strip()
