@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test run bench migrate clean
+.PHONY: install browser test run bench migrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: install
+# The browser tests (tests/test_ui.py) drive Debian's chromium: installed when missing and we may.
+browser:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+		|| echo "chromium could not be installed: the browser tests will be skipped"; \
+	fi
+
+test: install browser
 	$(PY) -m pytest -q
 
 run: install

@@ -12,6 +12,7 @@ import httpx
 import orjson
 
 from service import runs
+from service.alerts import report as alert_report
 from service.keys import DEFAULT_TENANT, SCOPES, create_key, revoke_key
 from service.reputation.report import reputation_report
 from service.settings import Settings
@@ -19,6 +20,7 @@ from service.store import keys as key_store
 from service.store import runs as run_store
 from service.store.client import Store
 from service.store.migrate import migrate
+from service.suites import suite_summary
 
 SERVER_FILE = "server.json"
 
@@ -28,6 +30,8 @@ class Backend(Protocol):
     def list_runs(self, **filters: Any) -> list[dict[str, Any]]: ...
     def get_run(self, run_id: str) -> dict[str, Any] | None: ...
     def reputation(self, identity: str, as_of: date) -> dict[str, Any] | None: ...
+    def suite_summary(self, suite: str, text: bool) -> dict[str, Any] | str | None: ...
+    def alerts(self) -> dict[str, Any]: ...
     def create_key(self, tenant: str, scopes: list[str], name: str) -> dict[str, Any]: ...
     def list_keys(self) -> list[dict[str, Any]]: ...
     def revoke_key(self, key_id: str) -> bool: ...
@@ -73,6 +77,15 @@ class LocalBackend:
     def reputation(self, identity: str, as_of: date) -> dict[str, Any] | None:
         found = reputation_report(self.store, DEFAULT_TENANT, identity, as_of)
         return None if found is None else _jsonable(found)
+
+    def suite_summary(self, suite: str, text: bool) -> dict[str, Any] | str | None:
+        summary = suite_summary(self.store, DEFAULT_TENANT, suite)
+        if summary is None:
+            return None
+        return summary.to_text() if text else _jsonable(summary.to_dict())
+
+    def alerts(self) -> dict[str, Any]:
+        return _jsonable(alert_report(self.store, DEFAULT_TENANT, self.settings, datetime.now(UTC)))
 
     def create_key(self, tenant: str, scopes: list[str], name: str) -> dict[str, Any]:
         created = create_key(self.store, tenant, scopes, name, datetime.now(UTC))
@@ -133,6 +146,16 @@ class HttpBackend:
     def reputation(self, identity: str, as_of: date) -> dict[str, Any] | None:
         response = self._call("GET", f"/v1/identities/{identity}/reputation", params={"as_of": as_of.isoformat()})
         return None if response.status_code == 404 else response.json()
+
+    def suite_summary(self, suite: str, text: bool) -> dict[str, Any] | str | None:
+        params = {"format": "text" if text else "json"}
+        response = self._call("GET", f"/v1/suites/{suite}/summary", params=params)
+        if response.status_code == 404:
+            return None
+        return response.text.rstrip("\n") if text else response.json()
+
+    def alerts(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/alerts").json()
 
     def create_key(self, tenant: str, scopes: list[str], name: str) -> dict[str, Any]:
         return self._call("POST", "/v1/keys", json={"tenant": tenant, "scopes": scopes, "name": name}).json()

@@ -26,7 +26,7 @@ def _root() -> None:
 
 def fail(message: str, code: int = 2) -> None:
     """One line on stderr and an exit code; never a traceback."""
-    err.print(f"error: {message}", markup=False, highlight=False)
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -76,6 +76,47 @@ def migrate() -> None:
     except StoreUnavailable as exc:
         fail(str(exc))
     out.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
+
+
+@app.command()
+def diagnose(
+    file: Annotated[Path, typer.Argument(help="a session file (JSON array, run object or NDJSON); '-' for stdin")],
+    text: Annotated[bool, typer.Option("--text", help="a readable report instead of JSON")] = False,
+) -> None:
+    """Diagnose a run offline and print the canonical diagnosis JSON (SPEC section 4)."""
+    from service.diagnosis import InputError, parse_run, text_report
+    from service.diagnosis import diagnose as diagnose_events
+
+    try:
+        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    try:
+        result = diagnose_events(parse_run(data).events)
+    except InputError as exc:
+        fail(f"{file}: {exc.located()}")
+    sys.stdout.write(text_report(result) if text else result.canonical_json().decode() + "\n")
+
+
+@app.command()
+def judge(
+    file: Annotated[Path, typer.Argument(help="OTLP JSONL log (the Collector's file exporter)")],
+    session: Annotated[str | None, typer.Option(help="session.id (default: the session that started last)")] = None,
+    masque: Annotated[str | None, typer.Option(help="name to report (default: the session's identity)")] = None,
+) -> None:
+    """Score one session of an OTLP log (SPEC section 5) and print it as YAML."""
+    from service.judge import OTLPDecodeError, SessionNotFound, judge_log_file
+
+    identity_attributes = get_settings().otlp_identity_attributes
+    try:
+        judgement = judge_log_file(file, session, masque=masque, identity_attributes=identity_attributes)
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    except (OTLPDecodeError, SessionNotFound) as exc:
+        fail(str(exc))
+    if judgement.rejected:
+        err.print(f"warning: skipped {judgement.rejected} unreadable log records", markup=False, soft_wrap=True)
+    sys.stdout.write(judgement.score.to_yaml())
 
 
 @app.command()
@@ -163,6 +204,130 @@ def reputation(
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
     for failure, count in found["failures"].items():
         out.print(f"  failure {failure}: {count}")
+
+
+@app.command()
+def summary(
+    suite: Annotated[str, typer.Option(help="the suite to summarise")],
+    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+) -> None:
+    """Suite summary: tasks after trial aggregation, execution errors kept apart from quality."""
+    backend = _backend()
+    try:
+        found = backend.suite_summary(suite, text=not as_json)
+    finally:
+        backend.close()
+    if found is None:
+        fail(f"no finalized run in suite {suite!r}", 1)
+    if as_json:
+        print_json(found)
+    else:
+        sys.stdout.write(f"{found}\n")
+
+
+@app.command()
+def gate(
+    file: Annotated[Path | None, typer.Argument(help="a session file to diagnose offline ('-' for stdin)")] = None,
+    run_id: Annotated[str | None, typer.Option("--run", help="a stored run instead of a file")] = None,
+    min_trust: Annotated[int, typer.Option("--min-trust", min=0, max=100)] = 80,
+    allow_review: Annotated[bool, typer.Option("--allow-review", help="accept review_recommended")] = False,
+    suite: Annotated[str | None, typer.Option(help="with --max-execution-error-rate: the suite to check")] = None,
+    max_error_rate: Annotated[
+        float | None, typer.Option("--max-execution-error-rate", min=0.0, max=1.0, help="a suite's limit, 0..1")
+    ] = None,
+) -> None:
+    """A CI/CD gate: exit 0 pass, 1 fail, 2 usage error; one line says why."""
+    from service.diagnosis import InputError
+    from service.gate import gate_run, gate_suite_errors, verdict_of_file
+
+    checks = [file is not None, run_id is not None, max_error_rate is not None]
+    if sum(checks) != 1:
+        fail("give exactly one of FILE, --run ID, or --max-execution-error-rate R with --suite S")
+    if max_error_rate is not None:
+        if not suite:
+            fail("--max-execution-error-rate needs --suite")
+        backend = _backend()
+        try:
+            found = backend.suite_summary(suite, text=False)
+        finally:
+            backend.close()
+        if found is None:
+            fail(f"no finalized run in suite {suite!r}")
+        result = gate_suite_errors(found, max_error_rate)
+    elif run_id is not None:
+        backend = _backend()
+        try:
+            run = backend.get_run(run_id)
+        finally:
+            backend.close()
+        if run is None:
+            fail(f"no run {run_id!r}")
+        result = gate_run(run, min_trust, allow_review)
+    else:
+        try:
+            data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+            verdict = verdict_of_file(data, get_settings().quality_pass_threshold)
+        except OSError as exc:
+            fail(f"cannot read {file}: {exc.strerror or exc}")
+        except InputError as exc:
+            fail(f"{file}: {exc}")
+        result = gate_run(verdict, min_trust, allow_review)
+    out.print(result.message, markup=False, highlight=False)
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command()
+def alerts(as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False) -> None:
+    """Fleet degradation alerts firing now (thresholds: REPUTE_ALERT_* settings)."""
+    backend = _backend()
+    try:
+        found = backend.alerts()
+    finally:
+        backend.close()
+    if as_json:
+        print_json(found)
+        return
+    if not found["alerts"]:
+        out.print(f"no alert firing (evaluated at {found['evaluated_at']})")
+        return
+    table = Table("alert", "severity", "subject", "message")
+    for alert in found["alerts"]:
+        table.add_row(alert["alert"], alert["severity"], alert["subject"], alert["message"])
+    out.print(table)
+
+
+@app.command()
+def demo(
+    days: Annotated[int, typer.Option(min=14, max=365, help="days of history, ending now")] = 30,
+    identities: Annotated[int, typer.Option(min=2, max=1000, help="agents in the fleet")] = 24,
+    seed: Annotated[int, typer.Option(help="the same seed gives the same fleet")] = 7,
+    tenant: Annotated[str, typer.Option()] = "default",
+) -> None:
+    """Fill the configured store with a synthetic fleet, so the dashboards and alerts have something to show."""
+    from service.backend import running_server
+    from service.demo import DemoOptions, seed_demo
+    from service.ids import FieldError, check_id
+    from service.store.client import Store, StoreUnavailable
+    from service.store.migrate import migrate as apply
+
+    try:
+        check_id(tenant, "tenant")
+    except FieldError as exc:
+        fail(str(exc))
+    settings = get_settings()
+    if settings.embedded and (url := running_server(settings.data_dir)):
+        fail(f"the server at {url} owns this store: stop it, run `repute demo`, then start it again")
+    try:
+        store = Store(settings)
+        try:
+            apply(store)
+            options = DemoOptions(days=days, identities=identities, seed=seed)
+            summary = seed_demo(store, tenant, options, datetime.now(UTC), settings.quality_pass_threshold)
+        finally:
+            store.close()
+    except StoreUnavailable as exc:
+        fail(str(exc))
+    out.print(summary.line(), markup=False, highlight=False, soft_wrap=True)
 
 
 @keys_app.command("create")

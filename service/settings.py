@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     alert_identity_drop_points: float = 10.0
     alert_identity_min_confidence: float = 0.3
     alert_fleet_trust_drop_points: float = 5.0
+    alert_fleet_min_runs: int = 5
     alert_failure_surge_ratio: float = 2.0
     alert_failure_surge_min_runs: int = 5
     alert_unsafe_share: float = 0.2

@@ -115,3 +115,14 @@ def make_client(base_url: str, embedded_store: Store) -> Iterator:
 def client(make_client, tenant: str) -> httpx.Client:
     """A client with every scope on this test's own tenant."""
     return make_client(tenant)
+
+
+@pytest.fixture(scope="session")
+def demo_fleet(embedded_store: Store) -> tuple[str, datetime]:
+    """`repute demo` (21 days, 12 identities, seed 7) stored in tenant `default` up to the real now, the
+    tenant the provisioned Grafana watches: (the degrading identity, now)."""
+    from service.demo import DemoOptions, seed_demo
+
+    now = datetime.now(UTC)
+    summary = seed_demo(embedded_store, "default", DemoOptions(days=21, identities=12, seed=7), now, 0.8)
+    return summary.degrading, now

@@ -9,7 +9,8 @@ from service import __version__
 from service.api import errors
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.api.routers import health, keys, reputation, runs, sessions
+from service.alerts.notifier import start_background_evaluator
+from service.api.routers import alerts, health, keys, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
 from service.settings import Settings, get_settings
 from service.store.client import Store
@@ -27,9 +28,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
         try:
             yield
         finally:
+            if app.state.alert_evaluator is not None:
+                app.state.alert_evaluator.stop()
             holder.close()
 
     app = FastAPI(title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan)
@@ -37,8 +41,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)
-    for module in (health, sessions, runs, reputation, keys):
+    for module in (health, sessions, runs, reputation, suites, keys, alerts):
         app.include_router(module.router)
+    ui.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

@@ -126,3 +126,7 @@ def list_runs(
         "limit": limit,
     }
     return [_run_from_row(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
+
+
+def suite_runs(store: Store, tenant: str, suite: str) -> list[dict[str, Any]]:
+    return dicts(store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite}))

@@ -1,0 +1,33 @@
+"""Suite summaries: JSON, or the text form of SPEC §6 with ?format=text."""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import PlainTextResponse
+
+from service.api import auth
+from service.api.errors import Problem
+from service.api.routing import OrjsonRoute
+from service.keys import Principal
+from service.suites import suite_summary
+
+router = APIRouter(prefix="/v1", tags=["suites"], route_class=OrjsonRoute)
+
+
+@router.get(
+    "/suites/{suite:path}/summary",
+    summary="Suite summary: tasks after trial aggregation, execution errors kept apart",
+    responses={200: {"content": {"text/plain": {}}}},
+)
+def get_summary(
+    suite: str,
+    request: Request,
+    principal: Annotated[Principal, Depends(auth.read)],
+    format: Literal["json", "text"] = "json",
+) -> Any:
+    summary = suite_summary(request.app.state.store_holder.get(), principal.tenant, suite)
+    if summary is None:
+        raise Problem(404, "Not Found", f"no finalized run in suite {suite!r}")
+    if format == "text":
+        return PlainTextResponse(summary.to_text() + "\n")
+    return summary.to_dict()

@@ -1,0 +1,237 @@
+// Run detail: what went wrong (summary, causal chain, remediation, scores, failures), the causal
+// graph, and every event with the evidence of each failure highlighted and linked both ways.
+
+import { getRun, runEvents } from "../api.js";
+import { bar, dataTable, el, errorBox, facts, fillAll, section } from "../dom.js";
+import * as format from "../format.js";
+import { causalGraph, failureTypesByEvent } from "../graph.js";
+import { failureChip, identityHref, identityRunsHref, readinessBadge, severityBadge } from "../widgets.js";
+
+const DETAILS_INLINE_CHARS = 160;
+const EVENT_KEYS_IN_COLUMNS = new Set(["event", "type", "event_id", "timestamp"]);
+
+const eventRowId = (eventId) => `event-row-${eventId}`;
+const failureCardId = (type) => `failure-${type}`;
+
+/** Moves the keyboard focus (and the view) to an element rendered elsewhere on the page. */
+function jumpTo(id) {
+  const target = document.getElementById(id);
+  if (!target) return;
+  target.scrollIntoView({ block: "center" });
+  target.focus({ preventScroll: true });
+  target.classList.remove("flash");
+  requestAnimationFrame(() => target.classList.add("flash"));
+}
+
+const primaryCause = (run) => run.diagnosis.failure_causes.find((cause) => cause.type === run.primary_failure);
+const chainSteps = (chain) => chain.split(" -> ");
+// With no failure the primary diagnosis explains that nothing was detected.
+const nothingDetected = (run) => run.diagnosis.primary_diagnosis.causal_chain_explanation;
+
+/** Renders only when the run has been diagnosed (an open run has no diagnosis yet). */
+const diagnosed = (render) => (region, run) => {
+  if (run.diagnosis) render(region, run);
+  else region.append(el("p", { class: "empty" }, "This run is still open: it is diagnosed when it is finalized."));
+};
+
+function renderSummary(region, run) {
+  const primary = primaryCause(run);
+  region.append(
+    el(
+      "div",
+      { class: "headline" },
+      el("p", { class: `trust-big ${format.readinessClass(run.readiness_level)}` },
+        el("span", { "data-field": "trust" }, run.trust_score ?? format.MISSING), el("span", { class: "out-of" }, " / 100 trust")),
+      readinessBadge(run.readiness_level),
+    ),
+    facts([
+      ["Primary failure", primary ? [failureChip(primary.type), " ", severityBadge(primary.severity), ` impact ${primary.impact_score}`] : "none", "primary-failure"],
+      ["Summary", run.diagnosis.executive_summary.summary, "summary"],
+    ]),
+  );
+}
+
+function renderRunFacts(region, run) {
+  region.append(
+    facts([
+      ["Identity", [el("a", { href: identityHref(run.identity), class: "identity-link" }, run.identity), " · ",
+        el("a", { href: identityRunsHref(run.identity) }, "its runs")], "identity"],
+      ["Suite / task / trial", [run.suite, run.task_id, run.trial ?? ""].filter((part) => part !== "").join(" / ") || format.MISSING],
+      ["Kind", run.kind],
+      ["Started", format.time(run.started_at)],
+      ["Ended", format.time(run.ended_at)],
+      ["Events", format.integer(run.event_count), "event-count"],
+      ["Tool calls", format.integer(run.tool_calls)],
+      ["Tokens", format.integer(run.total_tokens)],
+    ]),
+  );
+}
+
+function renderOutcome(region, run) {
+  region.append(
+    facts([
+      ["Execution status", el("span", { class: `badge execution-${run.execution_status}` }, format.humanize(run.execution_status || run.status)), "execution-status"],
+      ["Score", run.status === "finalized" ? run.score.toFixed(2) : format.MISSING, "score"],
+      ["Failure stage", run.failure_stage || format.MISSING, "failure-stage"],
+      ["Failure reason code", run.failure_reason_code || format.MISSING, "failure-reason-code"],
+      ["Message", run.failure_message || format.MISSING, "failure-message"],
+    ]),
+  );
+  if (run.execution_status === "execution_error") {
+    region.append(el("p", { class: "hint" }, "An execution error is the infrastructure's, not the agent's: it is left out of every quality metric and of reputation."));
+  }
+}
+
+function renderChain(region, run) {
+  const primary = primaryCause(run);
+  if (!primary) {
+    region.append(el("p", {}, nothingDetected(run)));
+    return;
+  }
+  region.append(
+    el("p", {}, failureChip(primary.type), " ", primary.description),
+    el("ol", { class: "chain", "aria-label": `Causal chain of ${format.humanize(primary.type)}` },
+      chainSteps(primary.causal_chain).map((step) => el("li", {}, format.humanize(step)))),
+  );
+}
+
+function renderRemediation(region, run) {
+  const causes = run.diagnosis.failure_causes;
+  if (causes.length === 0) {
+    region.append(el("p", {}, "Nothing to remediate: no failure was detected."));
+    return;
+  }
+  const primary = primaryCause(run);
+  region.append(
+    el("p", { class: "remediation-primary" }, el("strong", {}, "First: "), primary.remediation),
+    causes.length > 1 &&
+      el("ul", { class: "remediation-others" },
+        causes.filter((cause) => cause !== primary).map((cause) => el("li", {}, failureChip(cause.type), " ", cause.remediation))),
+  );
+}
+
+function renderScores(region, run) {
+  const { scores } = run.diagnosis;
+  region.append(
+    el("div", { class: "bars" },
+      format.DIMENSIONS.map((name) => bar(format.humanize(name), scores[name], 100, { field: `score-${name}`, className: format.trustBand(scores[name]) }))),
+  );
+}
+
+function renderFailures(region, run) {
+  const causes = run.diagnosis.failure_causes;
+  if (causes.length === 0) {
+    region.append(el("p", { class: "empty" }, nothingDetected(run)));
+    return;
+  }
+  region.append(
+    el("div", { class: "failure-cards" }, causes.map((cause) =>
+      el(
+        "article",
+        { id: failureCardId(cause.type), tabindex: "-1", class: `failure-card slot-${format.failureSlot(cause.type)}` },
+        el("h3", {}, format.humanize(cause.type), " ", severityBadge(cause.severity), " ",
+          el("span", { class: "impact" }, `impact ${cause.impact_score}`)),
+        el("p", {}, cause.description),
+        el("p", { class: "chain-inline" }, chainSteps(cause.causal_chain).map(format.humanize).join(" → ")),
+        el("p", { class: "evidence-links" }, `Evidence (${cause.evidence.length}): `,
+          cause.evidence.map((eventId) =>
+            el("button", { type: "button", class: "link-button", onclick: () => jumpTo(eventRowId(eventId)), "aria-label": `Show evidence event ${eventId}` }, eventId))),
+      ))),
+  );
+}
+
+function renderPerformance(region, run) {
+  const performance = run.session_performance;
+  if (!performance) {
+    region.append(el("p", { class: "empty" }, "Not an OpenTelemetry session: there is no session performance score."));
+    return;
+  }
+  region.append(
+    el("div", { class: "headline" },
+      el("p", { class: "trust-big" }, el("span", { "data-field": "composite" }, performance.composite.toFixed(1)), el("span", { class: "out-of" }, " / 10 composite")),
+      el("span", { class: `badge recommendation-${performance.recommendation}` }, performance.recommendation)),
+    el("div", { class: "bars" },
+      format.PERFORMANCE_DIMENSIONS.map((name) => {
+        const value = performance.dimensions[name];
+        return bar(format.humanize(name), value, 10, { field: `performance-${name}`, text: value.toFixed(1) });
+      })),
+    facts(format.PERFORMANCE_STATS.map(([name, label]) => [label, format.number(performance.stats[name]), `performance-${name}`])),
+  );
+}
+
+function renderGraph(region, run) {
+  const { picture, summary } = causalGraph(run.diagnosis.causal_graph, run.diagnosis.failure_causes);
+  region.append(
+    el("p", { class: "hint" }, summary),
+    el("div", { class: "graph-scroll", tabindex: "0", role: "region", "aria-label": "Causal graph, scrolls sideways" }, picture),
+    el("ul", { class: "legend", "aria-label": "Legend" },
+      el("li", { class: "legend-event" }, "event (filled: evidence of a failure, in its colour)"),
+      el("li", { class: "legend-causes" }, "causes: evidence event → failure"),
+      el("li", { class: "legend-reinforces" }, "reinforces: consecutive evidence of one failure"),
+      el("li", { class: "legend-precedes" }, "precedes: event order (time →)")),
+  );
+}
+
+/** Every event (the API's first page of up to 10,000), payload in full, evidence highlighted. */
+function renderEvidence(region, [run, { events }]) {
+  const failuresOf = failureTypesByEvent(run.diagnosis?.failure_causes ?? []);
+  if (events.length < run.event_count) {
+    region.append(el("p", { class: "hint" }, `Showing the first ${format.integer(events.length)} of ${format.integer(run.event_count)} events.`));
+  }
+  const rows = events.map((event) => {
+    const types = failuresOf.get(event.event_id) ?? [];
+    const rest = Object.fromEntries(Object.entries(event.data).filter(([key]) => !EVENT_KEYS_IN_COLUMNS.has(key)));
+    const details = JSON.stringify(rest);
+    return el(
+      "tr",
+      { id: eventRowId(event.event_id), tabindex: "-1", class: types.length ? `evidence slot-${format.failureSlot(types[0])}` : "" },
+      el("td", { class: "number" }, event.seq),
+      el("td", {}, el("code", {}, event.event_id)),
+      el("td", {}, event.type),
+      el("td", { class: "nowrap" }, format.time(event.timestamp)),
+      el("td", { class: "payload" }, details.length <= DETAILS_INLINE_CHARS
+        ? el("code", {}, details)
+        : el("details", {}, el("summary", {}, el("code", {}, `${details.slice(0, DETAILS_INLINE_CHARS)}…`)),
+          el("pre", {}, JSON.stringify(rest, null, 2)))),
+      el("td", {}, types.map((type) =>
+        el("button", { type: "button", class: "link-button", onclick: () => jumpTo(failureCardId(type)), "aria-label": `Evidence of ${format.humanize(type)}: show the failure` }, failureChip(type)))),
+    );
+  });
+  region.append(dataTable("events", ["#", "Event id", "Type", "Time", "Payload", "Evidence of"], rows, ["#"]));
+}
+
+export function renderRun(page, runId) {
+  document.title = `Run ${runId} · Repute`;
+  const run = getRun(runId);
+  const events = runEvents(runId);
+  const heading = [el("p", { class: "crumbs" }, el("a", { href: "#/runs" }, "← Runs")), el("h1", { tabindex: "-1" }, "Run ", el("code", {}, runId))];
+  page.append(...heading);
+  const grid = el("div", { class: "grid" });
+  page.append(grid);
+  const regions = {
+    summary: section(grid, "Executive summary"),
+    facts: section(grid, "Run"),
+    outcome: section(grid, "Execution outcome"),
+    chain: section(grid, "Primary causal chain"),
+    remediation: section(grid, "Remediation"),
+    scores: section(grid, "Dimension scores"),
+    performance: section(grid, "Session performance"),
+    failures: section(page, "Failures"),
+    graph: section(page, "Causal graph"),
+    evidence: section(page, "Evidence explorer"),
+  };
+  // A run that cannot be read (unknown id, bad key) is one message, not one per section.
+  run.catch((error) => page.replaceChildren(...heading, errorBox(error)));
+  return fillAll([
+    { region: regions.summary, request: run, render: diagnosed(renderSummary) },
+    { region: regions.facts, request: run, render: renderRunFacts },
+    { region: regions.outcome, request: run, render: renderOutcome },
+    { region: regions.chain, request: run, render: diagnosed(renderChain) },
+    { region: regions.remediation, request: run, render: diagnosed(renderRemediation) },
+    { region: regions.scores, request: run, render: diagnosed(renderScores) },
+    { region: regions.performance, request: run, render: renderPerformance },
+    { region: regions.failures, request: run, render: diagnosed(renderFailures) },
+    { region: regions.graph, request: run, render: diagnosed(renderGraph) },
+    { region: regions.evidence, request: Promise.all([run, events]), render: renderEvidence },
+  ]);
+}

@@ -1,0 +1,19 @@
+"""Deterministic diagnosis of agent runs (SPEC §4): events in, Diagnosis out. No I/O, clock or randomness.
+
+    run = parse_run(body)            # the three §3.1 encodings; InputError names the bad field
+    diagnosis = diagnose(run.events)
+    diagnosis.trust_score, diagnosis.to_dict(), diagnosis.canonical_json()
+"""
+
+from service.diagnosis.cause import Cause
+from service.diagnosis.detectors import DETECTORS, Detector, Finding
+from service.diagnosis.diagnosis import Diagnosis, diagnose
+from service.diagnosis.errors import InputError
+from service.diagnosis.events import KNOWN_TYPES, Event, normalize_events
+from service.diagnosis.parsing import RunInput, parse_run, parse_runs
+from service.diagnosis.report import text_report
+
+__all__ = [
+    "DETECTORS", "KNOWN_TYPES", "Cause", "Detector", "Diagnosis", "Event", "Finding", "InputError", "RunInput",
+    "diagnose", "normalize_events", "parse_run", "parse_runs", "text_report",
+]  # fmt: skip

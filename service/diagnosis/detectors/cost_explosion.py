@@ -1,0 +1,49 @@
+"""cost_explosion: the run spends many tokens, or repeats the same tool calls.
+
+Token totals and redundant calls are the cost side of agent quality: the same result at several times
+the price. Fires on the run's token total or its duplicate calls (calls minus distinct call labels).
+"""
+
+from service.diagnosis.detectors.base import CRITICAL, HIGH, Detector, Finding
+from service.diagnosis.facts import TOOL_CALL, RunFacts
+
+TOKEN_THRESHOLD = 12_000
+CRITICAL_TOKENS = 30_000
+DUPLICATE_THRESHOLD = 3
+EVIDENCE_LIMIT = 12
+BASE_IMPACT, IMPACT_PER_DUPLICATE, TOKENS_PER_IMPACT_POINT, MAX_IMPACT = 10, 4, 6_000, 30
+EVIDENCE_TYPES = frozenset({"token_usage", TOOL_CALL})
+DESCRIPTION = "Token usage was high or tool calls were repeated redundantly."
+
+
+def detect(run: RunFacts) -> list[Finding]:
+    tokens, duplicates = run.token_total, run.duplicate_calls
+    if tokens < TOKEN_THRESHOLD and duplicates < DUPLICATE_THRESHOLD:
+        return []
+    impact = min(MAX_IMPACT, BASE_IMPACT + IMPACT_PER_DUPLICATE * duplicates + tokens // TOKENS_PER_IMPACT_POINT)
+    return [
+        Finding(
+            evidence=_first_evidence(run),
+            severity=CRITICAL if tokens >= CRITICAL_TOKENS else HIGH,
+            impact_score=-impact,
+            description=DESCRIPTION,
+        )
+    ]
+
+
+def _first_evidence(run: RunFacts) -> list[int]:
+    merged = sorted(run.of_type("token_usage")[:EVIDENCE_LIMIT] + run.calls[:EVIDENCE_LIMIT])
+    return merged[:EVIDENCE_LIMIT]
+
+
+DETECTOR = Detector(
+    failure_type="cost_explosion",
+    dimension="cost_efficiency",
+    weight=0.15,
+    causal_chain=("repeated_reasoning_or_calls", "token_waste", "cost_spike"),
+    remediation=(
+        "Set a token budget per run, cache tool results instead of calling again with the same arguments, and "
+        "shorten prompts and retrieved context."
+    ),
+    detect=detect,
+)

@@ -1,0 +1,160 @@
+"""`diagnose(events) -> Diagnosis`: pure and deterministic (SPEC §4)."""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import orjson
+
+from service.diagnosis.cause import CHAIN_JOINER, Cause
+from service.diagnosis.detectors import DETECTORS, Detector
+from service.diagnosis.facts import RunFacts, gather
+from service.diagnosis.graph import causal_graph, node_ids
+from service.diagnosis.scoring import dimension_scores, primary_cause, readiness_level, trust_score
+from service.diagnosis.summary import (
+    NO_FAILURE_EXPLANATION,
+    cost_analysis,
+    evidence_summary,
+    executive_summary,
+    recommendations,
+)
+
+HASH_KEY = "diagnosis_hash"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A run's diagnosis. The attributes are what storage reads; `to_dict()` is the full JSON-ready view
+    and `canonical_json()` its canonical bytes. The causal graph and the hash are built on first use."""
+
+    trust_score: int
+    readiness_level: str
+    scores: dict[str, int]  # dimension -> 0..100, in weight order
+    causes: tuple[Cause, ...]
+    primary: Cause | None
+    evidence_summary: dict[str, Any]
+    cost_analysis: dict[str, int]
+    _node_ids: list[str] = field(repr=False)
+    _types: list[str] = field(repr=False)
+    _labels: list[str] = field(repr=False)
+
+    @property
+    def primary_failure_type(self) -> str | None:
+        return None if self.primary is None else self.primary.type
+
+    @property
+    def total_tokens(self) -> int:
+        return self.cost_analysis["total_tokens"]
+
+    @property
+    def event_count(self) -> int:
+        return self.evidence_summary["event_count"]
+
+    @property
+    def event_counts(self) -> dict[str, int]:
+        return self.evidence_summary["event_counts"]
+
+    @cached_property
+    def causal_graph(self) -> dict[str, list[dict[str, str]]]:
+        return causal_graph(self._node_ids, self._types, self._labels, self.causes)
+
+    @cached_property
+    def diagnosis_hash(self) -> str:
+        """sha256 (hex) of the canonical JSON without the hash key."""
+        return hashlib.sha256(_canonical(self._body(self._graph_json))).hexdigest()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready view. Its nested graph lists are shared with this object: treat them as read-only."""
+        return {**self._body(self.causal_graph), HASH_KEY: self.diagnosis_hash}
+
+    def canonical_json(self) -> bytes:
+        """Sorted keys, no NaN, UTF-8: byte-identical for the same input."""
+        return self._canonical_json
+
+    @cached_property
+    def _canonical_json(self) -> bytes:
+        return _canonical({**self._body(self._graph_json), HASH_KEY: self.diagnosis_hash})
+
+    @cached_property
+    def _graph_json(self) -> orjson.Fragment:
+        # The graph is most of the bytes: serialized once, then embedded as is. Its dicts are built with
+        # their keys in sorted order, so plain dumps is canonical (and skips sorting 100,000s of dicts).
+        return orjson.Fragment(orjson.dumps(self.causal_graph))
+
+    def _body(self, graph: Any) -> dict[str, Any]:
+        return {
+            "trust_score": self.trust_score,
+            "readiness_level": self.readiness_level,
+            "scores": dict(self.scores),
+            "primary_diagnosis": self._primary_view(),
+            "failure_causes": [cause.to_dict() for cause in self.causes],
+            "evidence_summary": {**self.evidence_summary, "event_counts": dict(self.event_counts)},
+            "cost_analysis": dict(self.cost_analysis),
+            "executive_summary": executive_summary(
+                self.trust_score, self.readiness_level, self.primary, len(self.causes)
+            ),
+            "recommendations": recommendations(self.causes),
+            "causal_graph": graph,
+        }
+
+    def _primary_view(self) -> dict[str, Any]:
+        primary = self.primary
+        if primary is None:
+            return {
+                "root_cause_failure_type": None,
+                "causal_chain_explanation": NO_FAILURE_EXPLANATION,
+                "severity": None,
+                "description": None,
+            }
+        return {
+            "root_cause_failure_type": primary.type,
+            "causal_chain_explanation": primary.causal_chain,
+            "severity": primary.severity,
+            "description": primary.description,
+        }
+
+
+def diagnose(events: Sequence[Any]) -> Diagnosis:
+    """Diagnoses a run's events (raw objects, in run order).
+
+    Raises InputError for what the diagnosis cannot read: an event that is not an object, a type or an
+    event_id that is not a string, a token count out of range. Timestamps are not read here
+    (`normalize_events` checks them)."""
+    run = gather(events)
+    ids = node_ids(run.event_ids, (d.failure_type for d in DETECTORS))
+    causes = tuple(cause for detector in DETECTORS for cause in _causes(detector, run, ids))
+    scores = dimension_scores(causes)
+    trust = trust_score(scores)
+    return Diagnosis(
+        trust_score=trust,
+        readiness_level=readiness_level(trust, causes),
+        scores=scores,
+        causes=causes,
+        primary=primary_cause(causes),
+        evidence_summary=evidence_summary(run),
+        cost_analysis=cost_analysis(run, causes),
+        _node_ids=ids,
+        _types=run.types,
+        _labels=run.labels,
+    )
+
+
+def _causes(detector: Detector, run: RunFacts, ids: list[str]) -> list[Cause]:
+    return [
+        Cause(
+            type=detector.failure_type,
+            severity=finding.severity,
+            impact_score=finding.impact_score,
+            description=finding.description,
+            causal_chain=CHAIN_JOINER.join(detector.causal_chain),
+            evidence=tuple(ids[i] for i in finding.evidence),
+            remediation=detector.remediation,
+        )
+        for finding in detector.detect(run)
+    ]
+
+
+def _canonical(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)

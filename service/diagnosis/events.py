@@ -1,0 +1,164 @@
+"""Run events normalized (SPEC §3.1): type, id and timestamp read the same way everywhere.
+
+The store writes raw events with `normalize_events`; the diagnosis reads types and ids with the same
+helpers, so both agree on what an event is.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from service.diagnosis.errors import InputError
+from service.diagnosis.values import token_count
+
+KNOWN_TYPES = (
+    "tool_call", "tool_output", "memory_event", "retry_event", "error_event", "state_transition", "decision",
+    "skill_event", "token_usage", "context_event", "process_output", "process_start", "process_end",
+)  # fmt: skip
+DEFAULT_TYPE = "process_output"
+TOKEN_USAGE = "token_usage"
+_KNOWN_BY_SPELLING = {name: name for name in KNOWN_TYPES}
+
+# Epoch numbers are told apart by magnitude: below 10^11 they are seconds (until the year 5138), below
+# 10^14 milliseconds, below 10^17 microseconds, below 10^20 nanoseconds. (bound, multiply, divide) to ms.
+_EPOCH_SCALES = ((10**11, 1000, 1), (10**14, 1, 1), (10**17, 1, 1000), (10**20, 1, 1_000_000))
+# Timestamps must fall in the range ClickHouse's DateTime64 stores, where the run's events end up.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS = timedelta(milliseconds=1)
+MIN_TIMESTAMP_MS = (datetime(1900, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS
+MAX_TIMESTAMP_MS = (datetime(2300, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One run event. `data` is the caller's object itself (not a copy): treat it as read-only.
+
+    `event_id` is the caller's id, or `event_<position>` when absent; ids may repeat within a run (the
+    causal graph makes its node ids unique, see `graph.node_ids`). `timestamp_ms` is epoch milliseconds,
+    None when the event has none. `tokens` counts a `token_usage` event's tokens (0 for other types).
+    """
+
+    position: int
+    event_id: str
+    type: str
+    timestamp_ms: int | None
+    tokens: int
+    data: Mapping[str, Any]
+
+
+def normalize_events(events: Sequence[Any]) -> list[Event]:
+    """Validates and normalizes a run's events; raises InputError naming the first bad field."""
+    normalized = []
+    for position, data in enumerate(events):
+        event = require_object(data, position)
+        kind = event_type_of(event, position)
+        normalized.append(
+            Event(
+                position=position,
+                event_id=event_id_of(event, position),
+                type=kind,
+                timestamp_ms=timestamp_ms_of(event, position),
+                tokens=token_count(event, position) if kind == TOKEN_USAGE else 0,
+                data=event,
+            )
+        )
+    return normalized
+
+
+def require_object(event: Any, position: int) -> Mapping[str, Any]:
+    if not isinstance(event, Mapping):
+        raise InputError(f"events[{position}]", f"an event must be a JSON object, not {json_kind(event)}")
+    return event
+
+
+def event_type_of(event: Mapping[str, Any], position: int) -> str:
+    """`event`, else `type` (null counts as absent), else process_output. Known types match in any case
+    and take their canonical spelling; unknown types are kept as given."""
+    key = "event"
+    kind = event.get("event")
+    if kind is None:
+        key, kind = "type", event.get("type")
+        if kind is None:
+            return DEFAULT_TYPE
+    if not isinstance(kind, str):
+        raise InputError(f"events[{position}].{key}", f"an event type must be a string, not {json_kind(kind)}")
+    return _KNOWN_BY_SPELLING.get(kind) or _KNOWN_BY_SPELLING.get(kind.lower(), kind)
+
+
+def event_id_of(event: Mapping[str, Any], position: int) -> str:
+    event_id = event.get("event_id")
+    if event_id is None:
+        return _default_event_id(position)
+    if not isinstance(event_id, str) or not event_id:
+        raise InputError(f"events[{position}].event_id", f"event_id must be a non-empty string, not {event_id!r:.60}")
+    return event_id
+
+
+def _default_event_id(position: int) -> str:
+    return f"event_{position}"
+
+
+# Memo of default ids: most runs name none of their events, and slicing beats formatting each id.
+_DEFAULT_IDS: list[str] = []
+_DEFAULT_IDS_MEMO_LIMIT = 100_000
+
+
+def default_event_ids(count: int) -> list[str]:
+    """A new list of the default ids `event_0` .. `event_<count - 1>`."""
+    if len(_DEFAULT_IDS) < min(count, _DEFAULT_IDS_MEMO_LIMIT):
+        _DEFAULT_IDS.extend(map(_default_event_id, range(len(_DEFAULT_IDS), min(count, _DEFAULT_IDS_MEMO_LIMIT))))
+    return _DEFAULT_IDS[:count] + [_default_event_id(p) for p in range(len(_DEFAULT_IDS), count)]
+
+
+def timestamp_ms_of(event: Mapping[str, Any], position: int) -> int | None:
+    """ISO 8601 (no zone = UTC) or an epoch number in s, ms, µs or ns; None when absent or null."""
+    value = event.get("timestamp")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        ms = _iso_ms(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        ms = _epoch_ms(value)
+    else:
+        ms = None
+    if ms is None or not MIN_TIMESTAMP_MS <= ms <= MAX_TIMESTAMP_MS:
+        raise InputError(
+            f"events[{position}].timestamp",
+            f"timestamp {value!r:.60} is not ISO 8601 or an epoch number (s, ms, µs, ns) between 1900 and 2299",
+        )
+    return ms
+
+
+def _iso_ms(text: str) -> int | None:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _ONE_MS
+
+
+def _epoch_ms(number: float) -> int | None:
+    for below, multiply, divide in _EPOCH_SCALES:
+        if abs(number) < below:
+            return int(number * multiply // divide)  # exact for integers, floored for floats
+    return None
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a value's kind, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__

@@ -1,0 +1,45 @@
+"""Dimension scores, trust score, readiness and the primary cause (SPEC §4 "Scores", "Primary diagnosis")."""
+
+from collections.abc import Sequence
+from service.diagnosis.cause import Cause
+from service.diagnosis.detectors import CRITICAL, DETECTORS, HIGH
+
+UNSAFE = "unsafe_for_production"
+REVIEW = "review_recommended"
+READY = "ready_for_runtime"
+UNSAFE_BELOW = 60
+REVIEW_BELOW = 80
+
+
+
+def dimension_scores(causes: Sequence[Cause]) -> dict[str, int]:
+    """Per dimension, 100 minus the largest |impact| among its failure type's causes (never below 0)."""
+    penalties: dict[str, int] = {}
+    for cause in causes:
+        penalties[cause.type] = max(penalties.get(cause.type, 0), abs(cause.impact_score))
+    return {d.dimension: max(0, 100 - penalties.get(d.failure_type, 0)) for d in DETECTORS}
+
+
+def trust_score(scores: dict[str, int]) -> int:
+    total = 0.0
+    for detector in DETECTORS:  # summed as floats in this order: the rounding depends on it
+        total += scores[detector.dimension] * detector.weight
+    return max(0, min(100, round(total)))
+
+
+def readiness_level(trust: int, causes: Sequence[Cause]) -> str:
+    severities = {cause.severity for cause in causes}
+    if CRITICAL in severities or trust < UNSAFE_BELOW:
+        return UNSAFE
+    if HIGH in severities or trust < REVIEW_BELOW:
+        return REVIEW
+    return READY
+
+
+def primary_cause(causes: Sequence[Cause]) -> Cause | None:
+    """The cause with the largest |impact|; ties go to the earlier cause."""
+    best = None
+    for cause in causes:
+        if best is None or abs(cause.impact_score) > abs(best.impact_score):
+            best = cause
+    return best

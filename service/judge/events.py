@@ -1,0 +1,91 @@
+"""A session's records as run events for the diagnosis engine (SPEC §3.2 mapping, §3.1 shape).
+
+| record         | run events                                                                  |
+|----------------|-----------------------------------------------------------------------------|
+| tool_result    | tool_call {tool, args}, then tool_output {tool, status: "ok" or "error"}     |
+| api_request    | token_usage {total_tokens: input_tokens + output_tokens}                    |
+| api_error      | error_event {error, status_code, attempt (those present)}, then             |
+|                | retry_event {attempt} when attempt > 1                                      |
+| anything else  | its bare name as the type (process_output when it has none), its attributes |
+|                | as fields                                                                   |
+
+`args` is the `tool_parameters` JSON object; an absent or blank value gives {}, and a value that is
+not a JSON object (unparsable text, an array, a number) is kept as {"raw": value}.
+
+Every event has `event_id` and, when the record has a time, `timestamp` (unix nanoseconds, a number).
+Ids derive from the record's content (time, name, attributes), so the same record posted twice maps
+to the same ids and the store can drop the copy; `<digest>:<n>` is the n-th event of the record, and
+identical records within one call get `<digest>-2`, `<digest>-3`... Events are ordered by record time
+(stable: input order among equal times; records without a time last).
+"""
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from service.judge.otlp import Attributes, AttributeValue, LogRecord
+from service.judge.values import as_int, is_true
+
+RunEvent = dict[str, Any]
+ERROR_FIELDS = ("error", "status_code", "attempt")
+DIGEST_CHARS = 16
+
+
+def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
+    ordered = sorted(records, key=lambda record: (record.time_unix_nano is None, record.time_unix_nano or 0))
+    occurrences: Counter[str] = Counter()
+    events: list[RunEvent] = []
+    for record in ordered:
+        digest = _digest(record)
+        occurrences[digest] += 1
+        record_id = digest if occurrences[digest] == 1 else f"{digest}-{occurrences[digest]}"
+        for index, (event_type, fields) in enumerate(_mapped(record)):
+            events.append(_event(event_type, fields, f"{record_id}:{index}", record.time_unix_nano))
+    return events
+
+
+def parse_tool_parameters(value: AttributeValue) -> dict[str, Any]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    return {"raw": value}
+
+
+def _mapped(record: LogRecord) -> list[tuple[str, Attributes]]:
+    name, attributes = record.event_name, record.attributes
+    if name == "tool_result":
+        tool = attributes.get("tool_name")
+        status = "ok" if is_true(attributes.get("success")) else "error"
+        args = parse_tool_parameters(attributes.get("tool_parameters"))
+        return [("tool_call", {"tool": tool, "args": args}), ("tool_output", {"tool": tool, "status": status})]
+    if name == "api_request":
+        total = as_int(attributes.get("input_tokens")) + as_int(attributes.get("output_tokens"))
+        return [("token_usage", {"total_tokens": total})]
+    if name == "api_error":
+        error = ("error_event", {key: attributes[key] for key in ERROR_FIELDS if key in attributes})
+        attempt = as_int(attributes.get("attempt"))
+        return [error, ("retry_event", {"attempt": attempt})] if attempt > 1 else [error]
+    return [(name or "process_output", attributes)]
+
+
+def _event(event_type: str, fields: Attributes, event_id: str, time_unix_nano: int | None) -> RunEvent:
+    event = {**fields, "event": event_type, "event_id": event_id}
+    if time_unix_nano is not None:
+        event["timestamp"] = time_unix_nano
+    return event
+
+
+def _digest(record: LogRecord) -> str:
+    content = orjson.dumps([record.time_unix_nano, record.event_name, record.attributes], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(content).hexdigest()[:DIGEST_CHARS]
