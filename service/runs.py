@@ -24,7 +24,7 @@ from service.reputation.emit import FinalizedRun, events_for_run
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store.client import Store
-from service.store.rows import from_epoch_ms
+from service.store.rows import from_epoch_ms, to_millis
 
 DIMENSIONS = (
     "loop_control", "memory_integrity", "tool_output_utilization", "context_health", "cost_efficiency",
@@ -139,6 +139,7 @@ def base_of(row: dict[str, Any]) -> dict[str, Any]:
 
 def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> dict[str, Any]:
     """Opens a run; opening an existing run again returns it unchanged (same identity required)."""
+    now = to_millis(now)
     run_id = spec.run_id or new_run_id()
     with run_lock(tenant, run_id):
         existing = run_store.get_run(store, tenant, run_id)
@@ -168,6 +169,7 @@ def append_events(
     store: Store, tenant: str, run_id: str, events: Sequence[dict[str, Any]], now: datetime, max_events: int
 ) -> int:
     """Appends a batch (all or nothing); returns the run's event count afterwards."""
+    now = to_millis(now)
     with run_lock(tenant, run_id):
         run = run_store.get_run(store, tenant, run_id)
         if run is None:
@@ -276,6 +278,7 @@ def finalize_batch(
     store: Store, tenant: str, requests: Sequence[FinalizeRequest], now: datetime, pass_threshold: float
 ) -> list[dict[str, Any]]:
     """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch."""
+    now = to_millis(now)
     done = [_finalize_one(request, now, pass_threshold) for request in requests]
     run_store.insert_failures(store, [row for item in done for row in item.failures])
     reputation_store.insert_events(store, tenant, [event for item in done for event in item.reputation])
@@ -292,6 +295,7 @@ def finalize_run(
     pass_threshold: float,
     session_performance: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    now = to_millis(now)
     with run_lock(tenant, run_id):
         run = run_store.get_run(store, tenant, run_id)
         if run is None:
@@ -330,6 +334,7 @@ def ingest_sessions(
 ) -> list[SessionResult]:
     """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
     one that is open (being streamed through /v1/runs) is a conflict."""
+    now = to_millis(now)
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
         raise RunConflict("a batch names the same run_id twice")

@@ -16,7 +16,7 @@ from service.store.migrate import migrate
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FIXTURES = SHARED / "fixtures"
-CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:24.10.4.191"
+CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:25.8.3.66"  # the version docker-compose.yml pins
 
 
 @pytest.fixture(scope="session")
@@ -46,12 +46,11 @@ def server_url() -> Iterator[str]:
         return
     if not _docker_available():
         pytest.skip("no ClickHouse server: set REPUTE_TEST_CLICKHOUSE_URL or run a Docker engine (testcontainers)")
-    from testcontainers.clickhouse import ClickHouseContainer
+    from testcontainers.community.clickhouse import ClickHouseContainer
 
     with ClickHouseContainer(CLICKHOUSE_IMAGE) as container:
-        yield container.get_connection_url().replace("clickhouse://", "http://").rsplit(":", 1)[0] + ":" + str(
-            container.get_exposed_port(8123)
-        )
+        host, port = container.get_container_host_ip(), container.get_exposed_port(8123)
+        yield f"http://{container.username}:{container.password}@{host}:{port}"
 
 
 @pytest.fixture(scope="session")

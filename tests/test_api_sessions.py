@@ -1,7 +1,8 @@
 """A real session round trip through the live server: POST, then read the run, graph and reputation."""
 
-import orjson
 import httpx
+import orjson
+import pytest
 
 from tests.conftest import FIXTURES
 
@@ -57,8 +58,9 @@ def test_session_round_trip(client: httpx.Client) -> None:
     assert [e["event_id"] for e in events] == [f"event_{i}" for i in range(8)]
 
     reputation = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": "2026-11-20"}).json()
-    assert reputation["overall"] == 50 * (1 + (MULTI_TRUST - 50) / 50)
-    assert reputation["categories"] == {"task_quality": reputation["overall"], "economic": None, "identity_hygiene": None}
+    assert reputation["overall"] == pytest.approx(50 * (1 + (MULTI_TRUST - 50) / 50), abs=1e-9)
+    assert reputation["categories"]["task_quality"] == pytest.approx(MULTI_TRUST, abs=1e-9)
+    assert reputation["categories"]["economic"] is None and reputation["categories"]["identity_hygiene"] is None
     assert reputation["events"] == 1 and reputation["confidence"] == 0.01
     assert reputation["positive_events"] == 1 and reputation["negative_events"] == 0
     assert reputation["failures"] == {

@@ -200,7 +200,7 @@ def test_the_key_is_asked_once_then_runs_to_run_to_identity(
     rows = page.locator("table.runs tbody tr")
     assert rows.evaluate_all("rows => rows.map(row => row.dataset.runId)") == [run["run_id"] for run in listed]
     shown_trust = page.locator('table.runs tbody [data-field="trust"]').all_inner_texts()
-    assert shown_trust == [str(run["trust_score"]) for run in listed]
+    assert shown_trust == ["—" if run["trust_score"] is None else str(run["trust_score"]) for run in listed]
 
     explorer.follow(page.get_by_role("link", name="run-multi-003", exact=True))
     run = seeded.api.get("/v1/runs/run-multi-003").json()

@@ -3,7 +3,7 @@
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.ids import Identifier
 from service.keys import SCOPES
@@ -134,7 +134,14 @@ class Signal(Strict):
 
 
 class SignalBatch(Strict):
+    """`{"events": [...]}`, or the bare array, which is read as that."""
+
     events: list[Signal] = Field(max_length=10_000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_array(cls, value: Any) -> Any:
+        return {"events": value} if isinstance(value, list) else value
 
 
 class SignalsAccepted(BaseModel):

@@ -22,6 +22,7 @@ from service.diagnosis.summary import (
 )
 
 HASH_KEY = "diagnosis_hash"
+GRAPH_KEY = "causal_graph"
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,11 @@ class Diagnosis:
     @cached_property
     def diagnosis_hash(self) -> str:
         """sha256 (hex) of the canonical JSON without the hash key."""
-        return hashlib.sha256(_canonical(self._body(self._graph_json))).hexdigest()
+        return hashlib.sha256(_canonical({**self._summaries, GRAPH_KEY: self._graph_json})).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready view. Its nested graph lists are shared with this object: treat them as read-only."""
-        return {**self._body(self.causal_graph), HASH_KEY: self.diagnosis_hash}
+        """The JSON-ready view, a new dict each call; the nested values are shared: treat them as read-only."""
+        return {**self._summaries, GRAPH_KEY: self.causal_graph, HASH_KEY: self.diagnosis_hash}
 
     def canonical_json(self) -> bytes:
         """Sorted keys, no NaN, UTF-8: byte-identical for the same input."""
@@ -75,7 +76,7 @@ class Diagnosis:
 
     @cached_property
     def _canonical_json(self) -> bytes:
-        return _canonical({**self._body(self._graph_json), HASH_KEY: self.diagnosis_hash})
+        return _canonical({**self._summaries, GRAPH_KEY: self._graph_json, HASH_KEY: self.diagnosis_hash})
 
     @cached_property
     def _graph_json(self) -> orjson.Fragment:
@@ -83,20 +84,21 @@ class Diagnosis:
         # their keys in sorted order, so plain dumps is canonical (and skips sorting 100,000s of dicts).
         return orjson.Fragment(orjson.dumps(self.causal_graph))
 
-    def _body(self, graph: Any) -> dict[str, Any]:
+    @cached_property
+    def _summaries(self) -> dict[str, Any]:
+        """Everything but the graph and the hash."""
         return {
             "trust_score": self.trust_score,
             "readiness_level": self.readiness_level,
-            "scores": dict(self.scores),
+            "scores": self.scores,
             "primary_diagnosis": self._primary_view(),
             "failure_causes": [cause.to_dict() for cause in self.causes],
-            "evidence_summary": {**self.evidence_summary, "event_counts": dict(self.event_counts)},
-            "cost_analysis": dict(self.cost_analysis),
+            "evidence_summary": self.evidence_summary,
+            "cost_analysis": self.cost_analysis,
             "executive_summary": executive_summary(
                 self.trust_score, self.readiness_level, self.primary, len(self.causes)
             ),
             "recommendations": recommendations(self.causes),
-            "causal_graph": graph,
         }
 
     def _primary_view(self) -> dict[str, Any]:

@@ -39,7 +39,7 @@ def lowered(value: Any) -> str | None:
 
 def is_false(value: Any) -> bool:
     """JSON false, or the string "false" in any case."""
-    return value is False or lowered(value) == "false"
+    return value is False or (isinstance(value, str) and value.lower() == "false")
 
 
 def saturation_of(event: Mapping[str, Any]) -> int:

@@ -20,3 +20,8 @@ def as_utc(value: datetime | None) -> datetime | None:
 def dicts(result: QueryResult) -> list[dict[str, Any]]:
     names = result.column_names
     return [dict(zip(names, row, strict=True)) for row in result.result_rows]
+
+
+def to_millis(value: datetime) -> datetime:
+    """Truncated to DateTime64(3) precision, so what is returned equals what is stored."""
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)

@@ -9,13 +9,19 @@ from fastapi.concurrency import run_in_threadpool
 from service.api import auth
 from service.api.errors import Problem
 from service.api.routing import OrjsonRoute
-from service.api.schemas import History, IdentityList, Reputation, Signal, SignalBatch, SignalsAccepted
+from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted
 from service.keys import Principal
 from service.reputation import report
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
+
+_PAYMENT = {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}
+SIGNAL_EXAMPLES = {
+    "batch": {"summary": "an object with events", "value": {"events": [_PAYMENT]}},
+    "array": {"summary": "a bare array", "value": [_PAYMENT]},
+}
 
 
 def _store(request: Request) -> Store:
@@ -30,11 +36,9 @@ def _not_found(identity: str) -> Problem:
 def post_signals(
     request: Request,
     principal: Annotated[Principal, Depends(auth.ingest)],
-    body: Annotated[list[Signal] | SignalBatch, Body()],
+    body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
 ) -> Any:
-    signals = body.events if isinstance(body, SignalBatch) else body
-    if len(signals) > 10_000:
-        raise Problem(422, "Unprocessable Content", "at most 10000 events per request", field="events")
+    signals = body.events
     now = datetime.now(UTC)
     events = [
         report.signal_event(principal.tenant, s.model_dump(), now, f"events[{i}]") for i, s in enumerate(signals)

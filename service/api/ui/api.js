@@ -2,14 +2,14 @@
 
 const KEY_STORAGE = "repute.apiKey";
 export const RUNS_PAGE_SIZE = 50;
-export const EVENTS_LIMIT = 10000; // the API's largest page of events
-export const CHART_RUNS_LIMIT = 500;
+const EVENTS_LIMIT = 10000; // the API's largest page of events
+const CHART_RUNS_LIMIT = 500;
 
 export const storedKey = () => localStorage.getItem(KEY_STORAGE);
 export const saveKey = (key) => localStorage.setItem(KEY_STORAGE, key.trim());
 export const forgetKey = () => localStorage.removeItem(KEY_STORAGE);
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, message) {
     super(message);
     this.status = status;

@@ -1,0 +1,85 @@
+"""`repute diagnose FILE|-` through a real process: canonical JSON, --text, and exit 2 on bad input."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from service.diagnosis import diagnose, parse_run
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO.parent / "shared" / "fixtures"
+
+
+def _run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "service", "diagnose", *args], input=stdin, capture_output=True, cwd=REPO, timeout=60
+    )
+
+
+def test_prints_the_canonical_json() -> None:
+    path = FIXTURES / "session_loop.json"
+    done = _run(str(path))
+    assert done.returncode == 0, done.stderr
+    expected = diagnose(parse_run(path.read_bytes()).events).canonical_json()
+    assert done.stdout == expected + b"\n"
+    assert orjson.loads(done.stdout)["trust_score"] == 90
+
+
+def test_reads_stdin() -> None:
+    ndjson = b'{"event": "tool_call", "tool": "t"}\n{"event": "tool_output", "used": false}\n'
+    done = _run("-", stdin=ndjson)
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(done.stdout)["failure_causes"][0]["type"] == "ignoring_tool_outputs"
+
+
+def test_text_report() -> None:
+    done = _run("--text", str(FIXTURES / "session_multi.json"))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode()
+    assert "trust 89/100" in text and "review_recommended" in text
+    assert "primary: skill_failure (high, impact -20)" in text
+    assert "skill_available -> skill_not_selected_or_failed -> generic_execution" in text
+    assert "- memory_degradation: medium, impact -18, 2 evidence events" in text
+    assert text.count("remediation:") == 4
+
+
+BAD_INPUT = {
+    "not_json": (b"{oops", "not JSON"),
+    "scalar": (b"42", "got a number"),
+    "events_not_objects": (b"[1, 2]", "events[0]"),
+    "nan": (b'[{"event": "x", "v": NaN}]', "not JSON"),
+    "timestamp_1e30": (b'[{"event": "x", "timestamp": 1e30}]', "events[0].timestamp"),
+    "tokens_1e30": (b'[{"event": "token_usage", "total_tokens": 1e30}]', "events[0].total_tokens"),
+    "string_timestamp": (b'[{"event": "x", "timestamp": "later"}]', "events[0].timestamp"),
+    "deep": (b"[" * 500 + b"]" * 500, "deeper than 64"),
+    "empty": (b"", "empty"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUT, ids=list(BAD_INPUT))
+def test_bad_input_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
+    body, words = BAD_INPUT[case]
+    path = tmp_path / f"{case}.json"
+    path.write_bytes(body)
+    done = _run(str(path))
+    _assert_one_line_error(done, words)
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    _assert_one_line_error(_run(str(tmp_path / "nope.json")), "cannot read")
+
+
+def test_bad_stdin_exits_2() -> None:
+    _assert_one_line_error(_run("--text", "-", stdin=b"[1]"), "events[0]")
+
+
+def _assert_one_line_error(done: subprocess.CompletedProcess[bytes], words: str) -> None:
+    stderr = done.stderr.decode()
+    assert done.returncode == 2, stderr
+    assert done.stdout == b""
+    assert "Traceback" not in stderr
+    assert len(stderr.strip().splitlines()) == 1, stderr
+    assert words in stderr
