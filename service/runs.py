@@ -24,7 +24,7 @@ from service.reputation.emit import FinalizedRun, events_for_run
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store.client import Store
-from service.store.rows import from_epoch_ms, to_millis
+from service.store.rows import EARLIEST, LATEST, from_epoch_ms, to_millis
 
 DIMENSIONS = (
     "loop_control", "memory_integrity", "tool_output_utilization", "context_health", "cost_efficiency",
@@ -152,11 +152,27 @@ def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> dict[st
         return row
 
 
+_EARLIEST_MS, _LATEST_MS = int(EARLIEST.timestamp() * 1000), int(LATEST.timestamp() * 1000)
+
+
+def check_event_times(events: Sequence[Any], prefix: str = "") -> None:
+    """Every timestamp must be storable; the error names the first event that is not."""
+    for index, event in enumerate(events):
+        ms = event.timestamp_ms
+        if ms is not None and not _EARLIEST_MS <= ms < _LATEST_MS:
+            raise FieldError(
+                f"{prefix}events[{index}].timestamp",
+                f"timestamp must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}",
+            )
+
+
 def event_rows(
     tenant: str, run_id: str, events: Sequence[dict[str, Any]], first_seq: int, now: datetime
 ) -> list[list[Any]]:
+    normalized = normalize_events(list(events))
+    check_event_times(normalized)
     rows = []
-    for offset, event in enumerate(normalize_events(list(events))):
+    for offset, event in enumerate(normalized):
         seq = first_seq + offset
         raw = events[offset]
         event_id = event.event_id if "event_id" in raw else f"event_{seq}"
@@ -425,6 +441,7 @@ def session_input(run: Any, field: str = "", max_events: int = 100_000) -> Sessi
         raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
     if len(run.events) > max_events:
         raise RunTooLarge(f"a run holds at most {max_events} events ({len(run.events)} sent)")
+    check_event_times(normalize_events(run.events), prefix)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
         run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,

@@ -41,7 +41,8 @@ def test_identity_wins_over_its_alias() -> None:
 def test_normalized_types_ids_and_tokens() -> None:
     events = normalize_events([*EVENTS, {"event": "TOOL_CALL"}, {"event": "custom", "event_id": "mine"},
                                {"event": "token_usage", "usage": {"input": 5, "output": 7}}])  # fmt: skip
-    assert [e.type for e in events] == ["tool_call", "tool_output", "process_output", "tool_call", "custom", "token_usage"]
+    types = ["tool_call", "tool_output", "process_output", "tool_call", "custom", "token_usage"]
+    assert [e.type for e in events] == types
     assert [e.event_id for e in events][3:] == ["event_3", "mine", "event_5"]
     assert [e.tokens for e in events] == [0, 0, 0, 0, 0, 12]
     assert events[0].data is EVENTS[0] and events[0].timestamp_ms is None
@@ -85,7 +86,7 @@ def test_bad_timestamps_name_the_field(timestamp: object) -> None:
         (b"null", "", "got null"),
         (b"[1, 2]", "events[0]", "must be a JSON object"),
         (b'{"events": {"no": "list"}}', "events", "must be an array"),
-        (b'{"identity": "a"}', "events", "needs an \"events\" array"),
+        (b'{"identity": "a"}', "events", 'needs an "events" array'),
         (b'{"events": [{"event": "x", "v": NaN}]}', "", "not JSON"),
         (b'{"events": [{"event": "x", "v": Infinity}]}', "", "not JSON"),
         (b'{"events": [{"event": "x", "v": 1e400}]}', "", "not JSON"),

@@ -87,8 +87,8 @@ def test_loop_session() -> None:
     assert view["scores"]["loop_control"] == 70 and view["scores"]["cost_efficiency"] == 70
     loop, cost = view["failure_causes"]
     calls = ["c0", "c1", "c2", "c3", "c4", "c5"]
-    assert loop["evidence"] == calls + ["event_6", "event_7", "event_8"]
-    assert cost["evidence"] == calls + ["event_9"]
+    assert loop["evidence"] == [*calls, "event_6", "event_7", "event_8"]
+    assert cost["evidence"] == [*calls, "event_9"]
     assert loop["description"] == "Tool call repeated 6 times with matching arguments."
     assert loop["causal_chain"] == LOOP_CHAIN
     assert view["primary_diagnosis"] == {

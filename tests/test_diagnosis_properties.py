@@ -87,7 +87,7 @@ def test_key_order_inside_events_changes_nothing(run: list[dict[str, Any]], rng:
 @given(RUNS, st.integers(0, 40), events().map(lambda e: {**e, "event": "never_heard_of_it"}))
 def test_an_unknown_event_changes_no_score(run: list[dict[str, Any]], at: int, unknown: dict[str, Any]) -> None:
     unknown.pop("type", None)
-    longer = run[:at] + [unknown] + run[at:]
+    longer = [*run[:at], unknown, *run[at:]]
     assert _verdict(longer) == _verdict(run)
 
 

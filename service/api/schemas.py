@@ -1,12 +1,28 @@
 """Request and response bodies of the REST API (OpenAPI at /docs)."""
 
-from datetime import date, datetime
-from typing import Any, Literal
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from service.ids import Identifier
 from service.keys import SCOPES
+from service.store.rows import EARLIEST, LATEST, storable
+
+
+def _storable_time(value: datetime) -> datetime:
+    if not storable(value):
+        raise ValueError(f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+    return value
+
+
+def _storable_day(value: date) -> date:
+    _storable_time(datetime(value.year, value.month, value.day, tzinfo=UTC))
+    return value
+
+
+StorableTime = Annotated[datetime, AfterValidator(_storable_time)]
+StorableDay = Annotated[date, AfterValidator(_storable_day)]
 
 
 class Strict(BaseModel):
@@ -116,7 +132,7 @@ class Signal(Strict):
     score_delta: float = Field(ge=-1, le=1)
     confidence: float = Field(default=1.0, ge=0, le=1)
     weight: float = Field(default=1.0, ge=0, le=1_000)
-    timestamp: datetime | None = Field(default=None, description="ISO 8601; UTC when no offset; now when absent")
+    timestamp: StorableTime | None = Field(default=None, description="ISO 8601; UTC when no offset; now when absent")
     reference_type: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9._:\-]*$")
     reference_id: str = Field(default="", max_length=256)
     attributes: dict[str, str] = Field(default_factory=dict, max_length=64)

@@ -1,8 +1,8 @@
 """Deterministic diagnosis of agent runs (SPEC §4): events in, Diagnosis out. No I/O, clock or randomness.
 
-    run = parse_run(body)            # the three §3.1 encodings; InputError names the bad field
-    diagnosis = diagnose(run.events)
-    diagnosis.trust_score, diagnosis.to_dict(), diagnosis.canonical_json()
+`run = parse_run(body)` reads the three §3.1 encodings (InputError names the bad field);
+`diagnosis = diagnose(run.events)` gives `trust_score`, `causes`, `to_dict()` and `canonical_json()`.
+Failure types are detectors (`detectors/`), one module each, listed in `DETECTORS`.
 """
 
 from service.diagnosis.cause import Cause

@@ -151,7 +151,7 @@ def _causes(detector: Detector, run: RunFacts, ids: list[str]) -> list[Cause]:
             impact_score=finding.impact_score,
             description=finding.description,
             causal_chain=CHAIN_JOINER.join(detector.causal_chain),
-            evidence=tuple(ids[i] for i in finding.evidence),
+            evidence=tuple(map(ids.__getitem__, finding.evidence)),
             remediation=detector.remediation,
         )
         for finding in detector.detect(run)

@@ -99,16 +99,20 @@ def _default_event_id(position: int) -> str:
     return f"event_{position}"
 
 
-# Memo of default ids: most runs name none of their events, and slicing beats formatting each id.
-_DEFAULT_IDS: list[str] = []
+# Memo of default ids: most runs name none of their events, and slicing beats formatting each id. It only
+# ever grows, by rebinding a longer tuple, so threads sharing it can race but never see a wrong id.
 _DEFAULT_IDS_MEMO_LIMIT = 100_000
+_default_ids: tuple[str, ...] = ()
 
 
 def default_event_ids(count: int) -> list[str]:
     """A new list of the default ids `event_0` .. `event_<count - 1>`."""
-    if len(_DEFAULT_IDS) < min(count, _DEFAULT_IDS_MEMO_LIMIT):
-        _DEFAULT_IDS.extend(map(_default_event_id, range(len(_DEFAULT_IDS), min(count, _DEFAULT_IDS_MEMO_LIMIT))))
-    return _DEFAULT_IDS[:count] + [_default_event_id(p) for p in range(len(_DEFAULT_IDS), count)]
+    global _default_ids
+    memo = _default_ids
+    if len(memo) < min(count, _DEFAULT_IDS_MEMO_LIMIT):
+        size = min(max(count, 2 * len(memo)), _DEFAULT_IDS_MEMO_LIMIT)  # geometric growth
+        memo = _default_ids = tuple(map(_default_event_id, range(size)))
+    return [*memo[:count], *map(_default_event_id, range(len(memo), count))]
 
 
 def timestamp_ms_of(event: Mapping[str, Any], position: int) -> int | None:

@@ -67,10 +67,7 @@ def gather(events: Sequence[Any]) -> RunFacts:
         if head.__class__ is not str:
             head = canonical_json(head)
         # args(e): `args` if the key exists, else `arguments` if it exists, else {}
-        if "args" in event:
-            args = event["args"]
-        else:
-            args = event.get("arguments", _NO_ARGS)
+        args = event["args"] if "args" in event else event.get("arguments", _NO_ARGS)
         if kind == TOOL_CALL:
             args_json = canonical_json(args)
             label = f"{head}:{args_json}" if args else head

@@ -8,7 +8,7 @@ join the same pair as a `precedes` edge.
 """
 
 from collections.abc import Iterable, Sequence
-from itertools import repeat
+from itertools import pairwise
 
 from service.diagnosis.cause import Cause
 
@@ -43,14 +43,16 @@ def causal_graph(
 ) -> dict[str, list[dict[str, str]]]:
     """Nodes and edges as dicts whose keys are already in sorted order, so the graph serializes canonically
     without sorting (see Diagnosis)."""
-    nodes = [{"id": node_id, "label": label, "type": kind} for node_id, kind, label in zip(ids, types, labels)]
+    nodes = [
+        {"id": node_id, "label": label, "type": kind} for node_id, kind, label in zip(ids, types, labels, strict=True)
+    ]
     failure_types = dict.fromkeys(cause.type for cause in causes)
     nodes += [{"id": failure_node_id(kind), "label": kind, "type": FAILURE_NODE_TYPE} for kind in failure_types]
-    edges = [{"from": a, "to": b, "type": PRECEDES} for a, b in zip(ids, ids[1:])]
+    edges = [{"from": a, "to": b, "type": PRECEDES} for a, b in pairwise(ids)]
     links: dict[tuple[str, str, str], None] = {}  # ordered and without repeats
     for cause in causes:
         failure, evidence = failure_node_id(cause.type), cause.evidence
         links.update(dict.fromkeys((source, failure, CAUSES) for source in evidence))
-        links.update(dict.fromkeys(zip(evidence, evidence[1:], repeat(REINFORCES))))
+        links.update(dict.fromkeys((a, b, REINFORCES) for a, b in pairwise(evidence)))
     edges += [{"from": a, "to": b, "type": kind} for a, b, kind in links]
     return {"edges": edges, "nodes": nodes}

@@ -17,6 +17,8 @@ MAX_DEPTH = 64  # nesting levels of the whole document; deeper input is refused 
 _BOM = b"\xef\xbb\xbf"
 _CONTAINERS = (dict, list)
 _STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id")
+RUN_SHAPES = 'expected a JSON array of events, an object with an "events" array, or NDJSON'
+BATCH_SHAPES = 'expected a JSON array of runs, an object with a "sessions" array, or NDJSON of runs'
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ def parse_run(data: bytes | str) -> RunInput:
         return _run_of({"events": document}, "")
     if isinstance(document, dict):
         return _run_of(document, "")
-    raise InputError("", f"expected a JSON array of events, an object with an \"events\" array, or NDJSON; got {json_kind(document)}")
+    raise InputError("", f"{RUN_SHAPES}; got {json_kind(document)}")
 
 
 def parse_runs(data: bytes | str) -> list[RunInput]:
@@ -54,12 +56,12 @@ def parse_runs(data: bytes | str) -> list[RunInput]:
     document = _decode(data)
     if isinstance(document, dict):
         if "sessions" not in document:
-            raise InputError("sessions", "a batch is an array of runs or an object with a \"sessions\" array")
+            raise InputError("sessions", BATCH_SHAPES)
         document = document["sessions"]
         if not isinstance(document, list):
             raise InputError("sessions", f"sessions must be an array, not {json_kind(document)}")
     if not isinstance(document, list):
-        raise InputError("", f"expected an array of runs, an object with \"sessions\", or NDJSON; got {json_kind(document)}")
+        raise InputError("", f"{BATCH_SHAPES}; got {json_kind(document)}")
     runs = []
     for index, item in enumerate(document):
         if not isinstance(item, dict):
@@ -128,7 +130,7 @@ def _check_depth(document: Any) -> None:
 
 def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:
     if "events" not in document:
-        raise InputError(f"{prefix}events", "a run object needs an \"events\" array")
+        raise InputError(f"{prefix}events", 'a run object needs an "events" array')
     events = document["events"]
     if not isinstance(events, list):
         raise InputError(f"{prefix}events", f"events must be an array, not {json_kind(events)}")
@@ -154,4 +156,3 @@ def _optional(document: Mapping[str, Any], name: str, kind: type, described: str
     if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
         return value
     raise InputError(f"{prefix}{name}", f"{name} must be {described}, not {json_kind(value)}")
-

@@ -1,6 +1,7 @@
 """Dimension scores, trust score, readiness and the primary cause (SPEC §4 "Scores", "Primary diagnosis")."""
 
 from collections.abc import Sequence
+
 from service.diagnosis.cause import Cause
 from service.diagnosis.detectors import CRITICAL, DETECTORS, HIGH
 
@@ -9,7 +10,6 @@ REVIEW = "review_recommended"
 READY = "ready_for_runtime"
 UNSAFE_BELOW = 60
 REVIEW_BELOW = 80
-
 
 
 def dimension_scores(causes: Sequence[Cause]) -> dict[str, int]:

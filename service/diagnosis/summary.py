@@ -18,7 +18,6 @@ _COUNTED_TYPES = {
 _REMEDIATIONS = {d.failure_type: d.remediation for d in DETECTORS}
 
 
-
 def evidence_summary(run: RunFacts) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "event_count": len(run.types),

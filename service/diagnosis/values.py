@@ -12,20 +12,18 @@ import orjson
 
 from service.diagnosis.errors import InputError
 
-_CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
-
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, UTF-8 text: equal JSON values give equal strings."""
     try:
-        return orjson.dumps(value, option=_CANONICAL, default=str).decode()
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
     except orjson.JSONEncodeError:
         return _canonical_fallback(value)
 
 
 def _canonical_fallback(value: Any) -> str:
-    # Only Python callers reach this (parsed JSON never holds them): integers beyond 64 bits, or nesting
-    # beyond orjson's limit.
+    # Only Python callers reach this (parsed JSON never holds such values): integers beyond 64 bits, keys
+    # that are not strings, objects JSON does not know, nesting beyond orjson's limit.
     try:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     except (RecursionError, ValueError, TypeError) as exc:
@@ -91,4 +89,4 @@ def _tokens(value: Any, position: int, key: str) -> int:
         return 0
     if not 0 <= value <= MAX_TOKENS_PER_EVENT:  # also false for NaN
         raise InputError(f"events[{position}].{key}", f"a token count must be 0..10^12; got {value!r}")
-    return int(value)
+    return int(value)  # floats floored

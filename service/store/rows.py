@@ -25,3 +25,14 @@ def dicts(result: QueryResult) -> list[dict[str, Any]]:
 def to_millis(value: datetime) -> datetime:
     """Truncated to DateTime64(3) precision, so what is returned equals what is stored."""
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
+
+
+# Times the store can hold: reputation days are ClickHouse `Date` (1970-01-01 .. 2149-06-06), and
+# windows reach 119 days back from a day.
+EARLIEST = datetime(1970, 5, 1, tzinfo=UTC)
+LATEST = datetime(2149, 1, 1, tzinfo=UTC)
+
+
+def storable(value: datetime) -> bool:
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return EARLIEST <= aware < LATEST

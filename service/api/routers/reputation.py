@@ -1,6 +1,6 @@
 """Reputation signals in; identity reputation, fleet list and history out."""
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Request
@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from service.api import auth
 from service.api.errors import Problem
 from service.api.routing import OrjsonRoute
-from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted
+from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted, StorableDay
 from service.keys import Principal
 from service.reputation import report
 from service.store import reputation as reputation_store
@@ -79,11 +79,9 @@ def identity_reputation(
     identity: str,
     request: Request,
     principal: Annotated[Principal, Depends(auth.read)],
-    as_of: date | None = None,
+    as_of: StorableDay | None = None,
 ) -> Any:
     day = as_of or datetime.now(UTC).date()
-    if not date(1970, 1, 1) <= day <= date(2200, 1, 1):
-        raise Problem(422, "Unprocessable Content", "as_of must be between 1970-01-01 and 2200-01-01", field="query.as_of")
     found = report.reputation_report(_store(request), principal.tenant, identity, day)
     if found is None:
         raise _not_found(identity)

@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from service import runs
 from service.api import auth
 from service.api.routing import OrjsonRoute
-from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen
+from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
 from service.keys import Principal
 from service.store import runs as run_store
@@ -99,8 +99,8 @@ def list_runs(
     execution_status: Annotated[str, Query(max_length=64)] = "",
     primary_failure: Annotated[str, Query(max_length=64)] = "",
     status: Annotated[str, Query(max_length=16)] = "",
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: StorableTime | None = None,
+    until: StorableTime | None = None,
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Any:

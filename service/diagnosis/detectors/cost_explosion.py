@@ -5,14 +5,14 @@ the price. Fires on the run's token total or its duplicate calls (calls minus di
 """
 
 from service.diagnosis.detectors.base import CRITICAL, HIGH, Detector, Finding
-from service.diagnosis.facts import TOOL_CALL, RunFacts
+from service.diagnosis.events import TOKEN_USAGE
+from service.diagnosis.facts import RunFacts
 
 TOKEN_THRESHOLD = 12_000
 CRITICAL_TOKENS = 30_000
 DUPLICATE_THRESHOLD = 3
 EVIDENCE_LIMIT = 12
 BASE_IMPACT, IMPACT_PER_DUPLICATE, TOKENS_PER_IMPACT_POINT, MAX_IMPACT = 10, 4, 6_000, 30
-EVIDENCE_TYPES = frozenset({"token_usage", TOOL_CALL})
 DESCRIPTION = "Token usage was high or tool calls were repeated redundantly."
 
 
@@ -32,7 +32,8 @@ def detect(run: RunFacts) -> list[Finding]:
 
 
 def _first_evidence(run: RunFacts) -> list[int]:
-    merged = sorted(run.of_type("token_usage")[:EVIDENCE_LIMIT] + run.calls[:EVIDENCE_LIMIT])
+    """The first EVIDENCE_LIMIT token_usage and tool_call events, in run order."""
+    merged = sorted(run.of_type(TOKEN_USAGE)[:EVIDENCE_LIMIT] + run.calls[:EVIDENCE_LIMIT])
     return merged[:EVIDENCE_LIMIT]
 
 

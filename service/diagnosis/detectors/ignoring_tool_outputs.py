@@ -5,6 +5,9 @@ from the observations. A `tool_output` counts when `used` or `referenced` is fal
 string "false"), or its `status` is "ignored".
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
 from service.diagnosis.values import is_false, lowered
@@ -23,9 +26,11 @@ def detect(run: RunFacts) -> list[Finding]:
     return at_least_one(matches, HIGH if n >= HIGH_COUNT else MEDIUM, -impact, DESCRIPTION)
 
 
-def _ignored(event: dict) -> bool:
-    return is_false(event.get("used")) or is_false(event.get("referenced")) or (
-        lowered(event.get("status")) == IGNORED_STATUS
+def _ignored(event: Mapping[str, Any]) -> bool:
+    return (
+        is_false(event.get("used"))
+        or is_false(event.get("referenced"))
+        or (lowered(event.get("status")) == IGNORED_STATUS)
     )
 
 

@@ -5,6 +5,9 @@ evidence that memory is not doing its job. A `memory_event` counts when its `act
 one of MARKERS, in any case.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
 from service.diagnosis.values import lowered
@@ -23,7 +26,7 @@ def detect(run: RunFacts) -> list[Finding]:
     return at_least_one(matches, HIGH if n >= HIGH_COUNT else MEDIUM, -impact, DESCRIPTION)
 
 
-def _outcome(event: dict) -> str | None:
+def _outcome(event: Mapping[str, Any]) -> str | None:
     return lowered(event["action"] if "action" in event else event.get("status"))
 
 

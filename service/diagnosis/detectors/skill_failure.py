@@ -4,6 +4,9 @@ Skills carry the tested way of doing a task; falling back to generic execution l
 `skill_event` counts when `invoked` is false (JSON false or "false") or its `status` is one of STATUSES.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
 from service.diagnosis.values import is_false, lowered
@@ -22,7 +25,7 @@ def detect(run: RunFacts) -> list[Finding]:
     return at_least_one(matches, HIGH if n >= HIGH_COUNT else MEDIUM, -impact, DESCRIPTION)
 
 
-def _failed(event: dict) -> bool:
+def _failed(event: Mapping[str, Any]) -> bool:
     return is_false(event.get("invoked")) or lowered(event.get("status")) in STATUSES
 
 
