@@ -13,7 +13,9 @@ import orjson
 
 from service import runs
 from service.alerts import report as alert_report
+from service.judge import decode_json_body
 from service.keys import DEFAULT_TENANT, SCOPES, create_key, revoke_key
+from service.otlp import sessions_from_file
 from service.reputation.report import reputation_report
 from service.settings import Settings
 from service.store import keys as key_store
@@ -27,6 +29,7 @@ SERVER_FILE = "server.json"
 
 class Backend(Protocol):
     def ingest(self, sessions: Sequence[runs.SessionInput]) -> list[dict[str, Any]]: ...
+    def ingest_otlp_file(self, path: Path, identity: str | None) -> list[dict[str, Any]]: ...
     def list_runs(self, **filters: Any) -> list[dict[str, Any]]: ...
     def get_run(self, run_id: str) -> dict[str, Any] | None: ...
     def reputation(self, identity: str, as_of: date) -> dict[str, Any] | None: ...
@@ -65,6 +68,9 @@ class LocalBackend:
             self.store, DEFAULT_TENANT, sessions, datetime.now(UTC), self.settings.quality_pass_threshold
         )
         return [ingested(_jsonable(runs.summary_of(r.row)), r.created) for r in results]
+
+    def ingest_otlp_file(self, path: Path, identity: str | None) -> list[dict[str, Any]]:
+        return self.ingest(sessions_from_file(path, identity, self.settings.otlp_identity_attributes))
 
     def list_runs(self, **filters: Any) -> list[dict[str, Any]]:
         rows = run_store.list_runs(self.store, DEFAULT_TENANT, **filters)
@@ -134,6 +140,25 @@ class HttpBackend:
             ingested({**r, "tool_calls": r["diagnosis"]["evidence_summary"]["tool_calls"]}, r["created"])
             for r in response.json()["results"]
         ]
+
+    def ingest_otlp_file(self, path: Path, identity: str | None) -> list[dict[str, Any]]:
+        """Through /v1/logs like any OTLP emitter, then finalize each session (the server names
+        identities from the records; `identity` is not applied here)."""
+        session_ids: dict[str, None] = {}
+        with path.open("rb") as lines:
+            for line in lines:
+                if not line.strip():
+                    continue
+                for record in decode_json_body(line).records:
+                    if record.session_id:
+                        session_ids.setdefault(record.session_id)
+                self._call("POST", "/v1/logs", content=line, headers={"content-type": "application/json"})
+        records = []
+        for session_id in session_ids:
+            was_open = self._call("GET", f"/v1/runs/{session_id}").json().get("status") == "open"
+            run = self._call("POST", f"/v1/runs/{session_id}/finalize").json()
+            records.append(ingested(run, was_open))
+        return records
 
     def list_runs(self, **filters: Any) -> list[dict[str, Any]]:
         params = {k: v for k, v in filters.items() if v not in (None, "")}

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from service.settings import get_settings
 
@@ -16,7 +16,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="Repute: agen
 keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys.")
 app.add_typer(keys_app, name="keys")
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 @app.callback()
@@ -158,7 +158,8 @@ def list_runs(
     if as_json:
         print_json(rows)
         return
-    table = Table("run id", "identity", "trust", "readiness", "primary failure", "tool calls", "status")
+    ids = (Column("run id", no_wrap=True), Column("identity", no_wrap=True))
+    table = Table(*ids, "trust", "readiness", "primary failure", "tool calls", "status")
     for row in rows:
         table.add_row(
             row["run_id"],

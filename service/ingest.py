@@ -12,6 +12,7 @@ from rich.progress import Progress
 from service.backend import Backend
 from service.diagnosis import InputError, parse_run
 from service.ids import FieldError
+from service.judge import OTLPDecodeError
 from service.runs import RunTooLarge, SessionInput, session_input
 
 SESSION_SUFFIXES = {".json", ".jsonl", ".ndjson"}
@@ -43,19 +44,14 @@ def _is_otlp(head: bytes) -> bool:
     return b'"resourceLogs"' in head[:4096]
 
 
-def sessions_of(path: Path, identity: str | None) -> list[SessionInput]:
-    data = path.read_bytes()
-    if _is_otlp(data):
-        from service.judge.sessions import sessions_from_file
-
-        return sessions_from_file(path, identity)
+def session_of(data: bytes, identity: str | None) -> SessionInput:
     run = parse_run(data)
     if run.identity is None and identity:
         run = replace(run, identity=identity)
     if run.run_id is None:
         # Named by content, so ingesting the same file again finds the stored run.
         run = replace(run, run_id=f"run_{hashlib.sha256(data).hexdigest()[:32]}")
-    return [session_input(run)]
+    return session_input(run)
 
 
 def ingest_paths(
@@ -64,12 +60,15 @@ def ingest_paths(
     summary = IngestSummary()
     pending: list[SessionInput] = []
 
-    def flush() -> None:
-        for record in backend.ingest(pending):
+    def count(records: list[dict]) -> None:
+        for record in records:
             if record["created"]:
                 summary.stored += 1
             else:
                 summary.existing += 1
+
+    def flush() -> None:
+        count(backend.ingest(pending))
         pending.clear()
 
     files = list(expand(paths))
@@ -78,8 +77,12 @@ def ingest_paths(
         for path in files:
             summary.files += 1
             try:
-                pending.extend(sessions_of(path, identity))
-            except (OSError, InputError, FieldError, RunTooLarge) as exc:
+                data = path.read_bytes()
+                if _is_otlp(data):
+                    count(backend.ingest_otlp_file(path, identity))
+                else:
+                    pending.append(session_of(data, identity))
+            except (OSError, InputError, OTLPDecodeError, FieldError, RunTooLarge) as exc:
                 summary.failed += 1
                 field = getattr(exc, "field", "")
                 where = f" ({field})" if field else ""

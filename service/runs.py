@@ -10,7 +10,8 @@ import base64
 import threading
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,9 +21,12 @@ import orjson
 from service.diagnosis import diagnose, normalize_events
 from service.ids import FieldError, check_id, check_optional_id
 from service.outcome import ExecutionOutcome, classify_execution
+from service.judge import SessionAccumulator, to_run_events
+from service.judge.records import decode_record
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
+from service.store import sessions as session_store
 from service.store.client import Store
 from service.store.rows import EARLIEST, LATEST, from_epoch_ms, to_millis
 
@@ -137,6 +141,10 @@ def base_of(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row[k] for k in keys}
 
 
+def new_open_row(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> dict[str, Any]:
+    return _open_row(_base_row(tenant, spec, run_id, to_millis(now)), to_millis(now))
+
+
 def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> dict[str, Any]:
     """Opens a run; opening an existing run again returns it unchanged (same identity required)."""
     now = to_millis(now)
@@ -147,7 +155,7 @@ def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> dict[st
             if existing["identity"] != spec.identity:
                 raise RunConflict(f"run {run_id} already exists for another identity")
             return existing
-        row = _open_row(_base_row(tenant, spec, run_id, now), now)
+        row = new_open_row(tenant, spec, run_id, now)
         run_store.insert_runs(store, [row])
         return row
 
@@ -318,9 +326,25 @@ def finalize_run(
             raise RunNotFound(run_id)
         if run["status"] == "finalized":
             return run
-        events = run_store.load_event_payloads(store, tenant, run_id)
+        if run["kind"] == "session":
+            events, session_performance = _session_material(store, tenant, run, now)
+        else:
+            events = run_store.load_event_payloads(store, tenant, run_id)
         request = FinalizeRequest(base_of(run), events, execution, session_performance)
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+def _session_material(
+    store: Store, tenant: str, run: dict[str, Any], now: datetime
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """An OTLP session's run events (SPEC §3.2 mapping, stored so /events shows them) and its score."""
+    records = [decode_record(payload) for payload in session_store.load_payloads(store, tenant, run["run_id"])]
+    events = to_run_events(records)
+    run_store.insert_events(store, event_rows(tenant, run["run_id"], events, 0, now))
+    accumulator = SessionAccumulator(run["run_id"])
+    for record in records:
+        accumulator.add(record)
+    return events, accumulator.score(masque=run["identity"]).to_dict()
 
 
 @dataclass(frozen=True)
@@ -339,10 +363,15 @@ class SessionResult:
     created: bool
 
 
-def _locks_for(tenant: str, run_ids: Sequence[str]) -> list[threading.Lock]:
-    """Distinct stripes in a fixed order, so two batches never wait on each other in a cycle."""
+@contextmanager
+def holding(tenant: str, run_ids: Sequence[str]) -> Iterator[None]:
+    """Holds the locks of several runs: distinct stripes taken in a fixed order, so two batches never
+    wait on each other in a cycle."""
     indexes = sorted({zlib.crc32(f"{tenant}/{run_id}".encode()) % len(_LOCKS) for run_id in run_ids})
-    return [_LOCKS[i] for i in indexes]
+    with ExitStack() as stack:
+        for index in indexes:
+            stack.enter_context(_LOCKS[index])
+        yield
 
 
 def ingest_sessions(
@@ -354,10 +383,7 @@ def ingest_sessions(
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
         raise RunConflict("a batch names the same run_id twice")
-    locks = _locks_for(tenant, run_ids)
-    for lock in locks:
-        lock.acquire()
-    try:
+    with holding(tenant, run_ids):
         existing = run_store.get_runs(store, tenant, run_ids)
         for run_id, run in existing.items():
             if run["status"] != "finalized":
@@ -374,9 +400,6 @@ def ingest_sessions(
             SessionResult(existing[run_id], False) if run_id in existing else SessionResult(next(finalized), True)
             for run_id in run_ids
         ]
-    finally:
-        for lock in reversed(locks):
-            lock.release()
 
 
 def _loads(text: str) -> dict[str, Any] | None:

@@ -125,3 +125,21 @@ def demo_fleet(embedded_store: Store) -> tuple[str, datetime]:
     now = datetime.now(UTC)
     summary = seed_demo(embedded_store, "default", DemoOptions(days=21, identities=12, seed=7), now, 0.8)
     return summary.degrading, now
+
+
+@pytest.fixture
+def cli_as(base_url: str, embedded_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """cli_as(tenant, scopes) points the CLI (run in this process with CliRunner) at the live server,
+    which owns the store, as that tenant."""
+    from service.backend import write_server_file
+    from service.settings import get_settings
+
+    def point(tenant: str, scopes: tuple[str, ...] = SCOPES) -> None:
+        write_server_file(tmp_path, base_url)
+        key = create_key(embedded_store, tenant, list(scopes), "cli", datetime.now(UTC)).key
+        monkeypatch.setenv("REPUTE_DATA_DIR", str(tmp_path))
+        monkeypatch.setenv("REPUTE_API_KEY", key)
+        get_settings.cache_clear()
+
+    yield point
+    get_settings.cache_clear()

@@ -1,7 +1,6 @@
 """GET /v1/alerts, `repute alerts`, and the evaluator started by the server's lifespan (SPEC §11)."""
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,10 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from service.api.app import create_app
-from service.backend import write_server_file
 from service.cli import app as cli
-from service.keys import create_key
-from service.settings import Settings, get_settings
+from service.settings import Settings
 from service.store.client import Store
 from tests.fleet import FleetWriter, unsafe_day
 from tests.live import free_port
@@ -38,21 +35,8 @@ def test_get_alerts_lists_what_fires_for_the_key_s_tenant(make_client, degraded_
     assert make_client(f"{tenant}-quiet", ("read",)).get("/v1/alerts").json()["alerts"] == []
 
 
-@pytest.fixture
-def cli_through_server(
-    base_url: str, embedded_store: Store, degraded_tenant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[None]:
-    """The CLI as an operator of the degraded tenant, going through the live server (which owns the store)."""
-    write_server_file(tmp_path, base_url)
-    key = create_key(embedded_store, degraded_tenant, ["read"], "cli", datetime.now(UTC)).key
-    monkeypatch.setenv("REPUTE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("REPUTE_API_KEY", key)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
-def test_repute_alerts(cli_through_server: None) -> None:
+def test_repute_alerts(cli_as, degraded_tenant: str) -> None:
+    cli_as(degraded_tenant, ("read",))
     as_json = CliRunner().invoke(cli, ["alerts", "--json"])
     assert as_json.exit_code == 0, as_json.output
     assert [a["alert"] for a in orjson.loads(as_json.stdout)["alerts"]] == ["unsafe_share"]

@@ -3,8 +3,6 @@
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import defaultdict
@@ -16,7 +14,7 @@ import pytest
 
 from service.diagnosis import diagnose
 from tests.factory import make_session
-from tests.live import free_port
+from tests.live import free_port, start_server_process
 
 AS_OF = "2026-11-01"
 
@@ -95,29 +93,9 @@ def test_eight_concurrent_clients_store_every_run_once(make_client, tenant: str)
         assert abs(reputation["overall"] - _expected_overall(values)) <= 1e-9
 
 
-def _start_server(data_dir: Path, port: int) -> subprocess.Popen:
-    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", str(port)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            raise RuntimeError(process.stdout.read().decode() if process.stdout else "server exited")
-        time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("server did not become ready")
-
-
 def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
     data_dir, port = tmp_path / "killed", free_port()
-    server = _start_server(data_dir, port)
+    server = start_server_process(data_dir, port)
     key = (data_dir / "admin.key").read_text().strip()
     assert os.stat(data_dir / "admin.key").st_mode & 0o777 == 0o600
     sessions = _sessions(300, seed=21)
@@ -144,7 +122,7 @@ def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
     sender.join()
     assert 40 <= len(acknowledged) < len(sessions)
 
-    server = _start_server(data_dir, port)
+    server = start_server_process(data_dir, port)
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
             expected = {s["run_id"]: diagnose(s["events"]).to_dict()["trust_score"] for s in sessions}

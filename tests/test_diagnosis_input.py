@@ -33,6 +33,10 @@ def test_the_three_encodings_give_the_same_events() -> None:
     assert parse_run(b"\xef\xbb\xbf" + array).events == EVENTS  # a UTF-8 BOM is tolerated
 
 
+def test_one_line_of_ndjson_is_a_run_of_one_event() -> None:
+    assert parse_run(b'{"event": "decision", "choice": "a"}\n').events == [{"event": "decision", "choice": "a"}]
+
+
 def test_identity_wins_over_its_alias() -> None:
     run = parse_run(orjson.dumps({"identity": "a", "agent_id": "b", "events": []}))
     assert run.identity == "a"

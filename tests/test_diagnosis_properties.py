@@ -3,6 +3,8 @@
 import copy
 import hashlib
 import random
+import subprocess
+import sys
 from collections import Counter
 from typing import Any
 
@@ -17,7 +19,9 @@ SMALL = st.sampled_from(
     ["a", "false", "FALSE", "ignored", "Miss", "recall_failed", "lost", "mismatch", "compaction", "87%", "96"]
 )
 VALUE = st.one_of(st.none(), st.booleans(), st.integers(-5, 120), SMALL, TEXT)
-ARGS = st.one_of(st.just({}), st.none(), st.dictionaries(st.sampled_from(["k", "q"]), st.integers(0, 2), max_size=2))
+ARGS: st.SearchStrategy[object] = st.one_of(
+    st.just({}), st.none(), st.dictionaries(st.sampled_from(["k", "q"]), st.integers(0, 2), max_size=2)
+)
 # Ids that collide with each other, with defaults ("event_1") and with failure nodes.
 EVENT_ID = st.sampled_from(["c0", "c0#2", "event_1", "failure_skill_failure", "failure_infinite_tool_loop", "x"])
 
@@ -122,3 +126,13 @@ def test_graph_has_no_repeats_and_causes_end_at_failures(run: list[dict[str, Any
 def test_parsing_the_json_gives_the_same_diagnosis(run: list[dict[str, Any]]) -> None:
     parsed = parse_run(orjson.dumps({"identity": "a", "events": run}))
     assert diagnose(parsed.events).canonical_json() == diagnose(run).canonical_json()
+
+
+def test_the_package_imports_nothing_of_the_service_around_it() -> None:
+    code = (
+        "import sys, service.diagnosis\n"
+        "heavy = ('fastapi', 'starlette', 'clickhouse_connect', 'chdb', 'pydantic', 'typer', 'rich')\n"
+        "print([m for m in sys.modules if m.split('.')[0] in heavy or m.startswith(('service.store', 'service.api'))])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

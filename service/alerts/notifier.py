@@ -9,17 +9,17 @@ each notification carries an `id` so a receiver can drop the rare duplicate deli
 
 import http.client
 import logging
-import threading
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import orjson
 
 from service import __version__
 from service.alerts.rules import Alert, evaluate
+from service.periodic import Periodic
 from service.settings import Settings
 from service.store import alerts as alert_store
 from service.store.client import Store
@@ -179,41 +179,10 @@ def _active_since(now: datetime) -> date:
     return (now - timedelta(days=ACTIVE_DAYS)).date()
 
 
-class BackgroundEvaluator:
-    """Runs the notifier every `alert_interval_seconds` (sooner while retrying) in a daemon thread."""
-
-    def __init__(self, notifier: AlertNotifier) -> None:
-        self.notifier = notifier
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="repute-alerts", daemon=True)
-
-    def start(self) -> "BackgroundEvaluator":
-        self._thread.start()
-        return self
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop.is_set()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.notifier.tick(datetime.now(UTC))
-            except Exception:  # the loop outlives any one failure (store down, bad answer); it logs and waits
-                log.exception("alert evaluation failed")
-            self._stop.wait(self.notifier.seconds_to_next_tick(datetime.now(UTC)))
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-
-
-def start_background_evaluator(store: Callable[[], Store], settings: Settings) -> BackgroundEvaluator | None:
-    """Starts the evaluator when a webhook is configured (the server's lifespan calls this)."""
+def start_background_evaluator(store: Callable[[], Store], settings: Settings) -> Periodic | None:
+    """Starts the evaluator when a webhook is configured (the server's lifespan calls this): it runs
+    every `alert_interval_seconds`, sooner while retrying a delivery."""
     if not settings.alert_webhook_url:
         return None
-    return BackgroundEvaluator(AlertNotifier(store, settings)).start()
+    notifier = AlertNotifier(store, settings)
+    return Periodic("repute-alerts", notifier.tick, notifier.seconds_to_next_tick).start()

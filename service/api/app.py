@@ -1,7 +1,8 @@
 """The FastAPI application: routers, auth, problem+json errors, body limit, metrics."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 
 from fastapi import FastAPI
 
@@ -10,8 +11,10 @@ from service.api import errors
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.alerts.notifier import start_background_evaluator
-from service.api.routers import alerts, health, keys, reputation, runs, sessions, suites, ui
+from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
+from service.otlp import finalize_idle
+from service.periodic import Periodic
 from service.settings import Settings, get_settings
 from service.store.client import Store
 
@@ -19,6 +22,17 @@ DESCRIPTION = """Deterministic diagnosis of agent runs and rolling 90-day reputa
 
 Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`. Errors are
 `application/problem+json` and name the offending field."""
+
+
+def start_session_sweeper(store: Callable[[], Store], settings: Settings) -> Periodic:
+    """Finalizes OTLP sessions idle for `session_idle_minutes`. Its state is the store itself (open
+    sessions and their last record), so a restart picks up where it left off."""
+    idle = timedelta(minutes=settings.session_idle_minutes)
+
+    def sweep(now: datetime) -> None:
+        finalize_idle(store(), now, idle, settings.quality_pass_threshold)
+
+    return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
@@ -29,11 +43,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
+        app.state.session_sweeper = start_session_sweeper(holder.get, settings)
         try:
             yield
         finally:
-            if app.state.alert_evaluator is not None:
-                app.state.alert_evaluator.stop()
+            for worker in (app.state.alert_evaluator, app.state.session_sweeper):
+                if worker is not None:
+                    worker.stop()
             holder.close()
 
     app = FastAPI(title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan)
@@ -41,7 +57,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)
-    for module in (health, sessions, runs, reputation, suites, keys, alerts):
+    for module in (health, sessions, runs, logs, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

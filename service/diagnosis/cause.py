@@ -1,13 +1,11 @@
 """A detected failure cause as the diagnosis reports it."""
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 CHAIN_JOINER = " -> "
 
 
-@dataclass(frozen=True, slots=True)
-class Cause:
+class Cause(NamedTuple):
     type: str
     severity: str  # critical, high or medium
     impact_score: int  # <= 0; the dimension's penalty is its absolute value

@@ -51,11 +51,13 @@ class Diagnosis:
 
     @property
     def event_count(self) -> int:
-        return self.evidence_summary["event_count"]
+        count: int = self.evidence_summary["event_count"]
+        return count
 
     @property
     def event_counts(self) -> dict[str, int]:
-        return self.evidence_summary["event_counts"]
+        counts: dict[str, int] = self.evidence_summary["event_counts"]
+        return counts
 
     @cached_property
     def causal_graph(self) -> dict[str, list[dict[str, str]]]:

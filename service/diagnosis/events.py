@@ -5,9 +5,8 @@ helpers, so both agree on what an event is.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.diagnosis.errors import InputError
 from service.diagnosis.values import token_count
@@ -30,8 +29,7 @@ MIN_TIMESTAMP_MS = (datetime(1900, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS
 MAX_TIMESTAMP_MS = (datetime(2300, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One run event. `data` is the caller's object itself (not a copy): treat it as read-only.
 
     `event_id` is the caller's id, or `event_<position>` when absent; ids may repeat within a run (the
@@ -51,18 +49,11 @@ def normalize_events(events: Sequence[Any]) -> list[Event]:
     """Validates and normalizes a run's events; raises InputError naming the first bad field."""
     normalized = []
     for position, data in enumerate(events):
-        event = require_object(data, position)
+        event = data if data.__class__ is dict else require_object(data, position)
         kind = event_type_of(event, position)
-        normalized.append(
-            Event(
-                position=position,
-                event_id=event_id_of(event, position),
-                type=kind,
-                timestamp_ms=timestamp_ms_of(event, position),
-                tokens=token_count(event, position) if kind == TOKEN_USAGE else 0,
-                data=event,
-            )
-        )
+        tokens = token_count(event, position) if kind == TOKEN_USAGE else 0
+        timestamp_ms = timestamp_ms_of(event, position)
+        normalized.append(Event(position, event_id_of(event, position), kind, timestamp_ms, tokens, event))
     return normalized
 
 

@@ -7,8 +7,7 @@ which also raise the InputErrors.
 
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.diagnosis.events import (
     DEFAULT_TYPE,
@@ -26,8 +25,7 @@ _KNOWN = {name: name for name in KNOWN_TYPES}
 _NO_ARGS: Mapping[str, Any] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class RunFacts:
+class RunFacts(NamedTuple):
     """A run's events with their types, ids, labels, where each type occurs, and the cost figures."""
 
     events: Sequence[Mapping[str, Any]]

@@ -15,7 +15,7 @@ from service.diagnosis.events import json_kind, normalize_events
 
 MAX_DEPTH = 64  # nesting levels of the whole document; deeper input is refused before anything walks it
 _BOM = b"\xef\xbb\xbf"
-_CONTAINERS = (dict, list)
+_CONTAINERS = frozenset({dict, list})
 _STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id")
 RUN_SHAPES = 'expected a JSON array of events, an object with an "events" array, or NDJSON'
 BATCH_SHAPES = 'expected a JSON array of runs, an object with a "sessions" array, or NDJSON of runs'
@@ -41,8 +41,11 @@ class RunInput:
 
 
 def parse_run(data: bytes | str) -> RunInput:
-    """One run in any of the three encodings."""
+    """One run in any of the three encodings. An object with `event` or `type` but no `events` is NDJSON
+    of one line: a run of that one event."""
     document = _decode(data)
+    if isinstance(document, dict) and "events" not in document and ("event" in document or "type" in document):
+        document = [document]
     if isinstance(document, list):
         return _run_of({"events": document}, "")
     if isinstance(document, dict):
@@ -119,13 +122,19 @@ def _reason(error: orjson.JSONDecodeError) -> str:
 
 
 def _check_depth(document: Any) -> None:
-    level, depth = [document], 0
+    """Walks the containers level by level (no recursion); parsed JSON holds exact dicts and lists."""
+    level = [document] if document.__class__ in _CONTAINERS else []
+    depth = 0
     while level:
         depth += 1
-        containers = [value for value in level if isinstance(value, _CONTAINERS)]
-        if containers and depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
             raise InputError("", f"JSON nesting is deeper than {MAX_DEPTH} levels")
-        level = [child for node in containers for child in (node.values() if isinstance(node, dict) else node)]
+        level = [
+            child
+            for node in level
+            for child in (node.values() if node.__class__ is dict else node)
+            if child.__class__ in _CONTAINERS
+        ]
 
 
 def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:

@@ -30,6 +30,10 @@ class OTLPDecodeError(ValueError):
     """The input is not a readable OTLP logs request; the message says what and where."""
 
 
+class InflatedTooLarge(OTLPDecodeError):
+    """A gzip body inflates past the size limit (HTTP 413, not 400)."""
+
+
 # A msgspec Struct is created several times faster than a NamedTuple or a dataclass; it holds plain
 # data only, so it needs no cycle tracking (gc=False).
 class LogRecord(msgspec.Struct, frozen=True, gc=False):
@@ -94,7 +98,7 @@ def gunzip_body(body: bytes, max_bytes: int) -> bytes:
     except zlib.error as error:
         raise OTLPDecodeError(f"body is not valid gzip: {error}") from None
     if len(inflated) > max_bytes:
-        raise OTLPDecodeError(f"gzip body inflates past {max_bytes} bytes")
+        raise InflatedTooLarge(f"gzip body inflates past {max_bytes} bytes")
     if not inflater.eof:
         raise OTLPDecodeError("gzip body is truncated")
     if inflater.unused_data:

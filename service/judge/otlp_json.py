@@ -111,12 +111,10 @@ def session_times(data: bytes | str) -> tuple[list[tuple[str | None, int | None]
         for pair in raw.attributes or ():
             if pair.key == SESSION_ID:
                 session_value = pair.value  # the last one wins, as in a dict
-        times.append(
-            (
-                session_id_text(_value(session_value)),
-                record_time(raw.time_unix_nano, raw.observed_time_unix_nano),
-            )
-        )
+        # Most session ids are strings: they are read without a call.
+        text = session_value.string_value if session_value is not None else None
+        session_id = text or session_id_text(_value(session_value))
+        times.append((session_id, record_time(raw.time_unix_nano, raw.observed_time_unix_nano)))
     return times, rejected
 
 

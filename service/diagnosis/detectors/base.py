@@ -2,6 +2,7 @@
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from service.diagnosis.facts import RunFacts
 
@@ -10,8 +11,7 @@ HIGH = "high"
 MEDIUM = "medium"
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One cause as a detector sees it: evidence as event positions, in the order they are evidence."""
 
     evidence: Sequence[int]

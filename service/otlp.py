@@ -1,0 +1,124 @@
+"""OTLP log sessions (SPEC §3.2, §5). Records received over /v1/logs are stored per `session.id`; each
+session is a run (run_id = session id, kind "session") that is finalized explicitly or, once it has
+been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
+(see service.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from service import runs
+from service.ids import ID_RULE, FieldError, check_id
+from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
+from service.judge.otlp_json import decode_json_body
+from service.judge.records import encode_record, record_id
+from service.store import runs as run_store
+from service.store import sessions as session_store
+from service.store.client import Store
+from service.store.rows import to_millis
+
+UNKNOWN_IDENTITY = "unknown"
+
+
+@dataclass
+class Received:
+    """What a /v1/logs request did: OTLP reports the rejected records and why (partial success)."""
+
+    accepted: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def reject(self, count: int, reason: str) -> None:
+        if count:
+            self.rejected += count
+            self.reasons.append(reason)
+
+
+def _identity(records: Iterable[LogRecord], rule: IdentityRule, fallback: str | None) -> str:
+    accumulator = SessionAccumulator("", rule)
+    for record in records:
+        accumulator.add(record)
+    return accumulator.identity or fallback or UNKNOWN_IDENTITY
+
+
+def _record_rows(tenant: str, session_id: str, records: Sequence[LogRecord], now: datetime) -> list[list]:
+    seen: Counter[str] = Counter()
+    rows = []
+    for record in records:
+        first = record_id(record)
+        seen[first] += 1
+        rows.append(
+            [tenant, session_id, record_id(record, seen[first]), record.time_unix_nano, encode_record(record), now]
+        )
+    return rows
+
+
+def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str]) -> Received:
+    """Stores the records of a decoded request; opens a run for each new session."""
+    now = to_millis(now)
+    received = Received()
+    received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
+    groups = group_by_session(batch.records)
+    received.reject(len(batch.records) - sum(map(len, groups.values())), "records without session.id")
+    valid = {}
+    for session_id, records in groups.items():
+        try:
+            valid[check_id(session_id, "session.id")] = records
+        except FieldError:
+            received.reject(len(records), f"session.id must be {ID_RULE}")
+    rule = IdentityRule(identity_names)
+    with runs.holding(tenant, list(valid)):
+        existing = run_store.get_runs(store, tenant, list(valid))
+        opened, rows = [], []
+        for session_id, records in valid.items():
+            run = existing.get(session_id)
+            if run is not None and (run["status"] == "finalized" or run["kind"] != "session"):
+                state = "finalized" if run["status"] == "finalized" else "a run that is not a session"
+                received.reject(len(records), f"session {session_id} is {state}; its records were not stored")
+                continue
+            if run is None:
+                identity = _safe_identity(_identity(records, rule, None))
+                spec = runs.RunSpec(identity=identity, run_id=session_id, kind="session")
+                opened.append(runs.new_open_row(tenant, spec, session_id, now))
+            rows.extend(_record_rows(tenant, session_id, records, now))
+            received.accepted += len(records)
+        session_store.insert_records(store, rows)
+        run_store.insert_runs(store, opened)
+    return received
+
+
+def _safe_identity(identity: str) -> str:
+    try:
+        return check_id(identity, "identity")
+    except FieldError:
+        return UNKNOWN_IDENTITY
+
+
+def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> int:
+    """Finalizes every open session that has been idle for `idle`; returns how many."""
+    idle_sessions = session_store.idle_sessions(store, now - idle)
+    for tenant, session_id in idle_sessions:
+        runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
+    return len(idle_sessions)
+
+
+def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[runs.SessionInput]:
+    """Every session of a Collector file-exporter log, whole, for one-shot ingest (scored and mapped)."""
+    records: list[LogRecord] = []
+    with path.open("rb") as lines:
+        for line in lines:
+            if line.strip():
+                records.extend(decode_json_body(line).records)
+    rule = IdentityRule(identity_names)
+    sessions = []
+    for session_id, group in group_by_session(records).items():
+        accumulator = SessionAccumulator(session_id, rule)
+        for record in group:
+            accumulator.add(record)
+        who = check_id(accumulator.identity or identity or UNKNOWN_IDENTITY, f"session {session_id} identity")
+        spec = runs.RunSpec(identity=who, run_id=check_id(session_id, "session.id"), kind="session")
+        performance = accumulator.score(masque=who).to_dict()
+        sessions.append(runs.SessionInput(spec, to_run_events(group), None, performance))
+    return sessions

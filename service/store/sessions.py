@@ -1,0 +1,29 @@
+"""SQL for the raw OTLP records of sessions."""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from service.store.client import Store
+from service.store.queries import load
+
+RECORD_COLUMNS = ("tenant", "session_id", "record_id", "time_unix_nano", "payload", "ingested_at")
+
+
+def insert_records(store: Store, rows: Sequence[Sequence[Any]]) -> None:
+    if rows:
+        store.client.insert("session_records", list(rows), column_names=RECORD_COLUMNS)
+
+
+def load_payloads(store: Store, tenant: str, session_id: str) -> list[bytes]:
+    result = store.client.query(
+        "SELECT payload FROM session_records WHERE tenant = {tenant:String} AND session_id = {session_id:String}"
+        " ORDER BY record_id LIMIT 1 BY record_id",
+        parameters={"tenant": tenant, "session_id": session_id},
+    )
+    return [row[0].encode() for row in result.result_rows]
+
+
+def idle_sessions(store: Store, cutoff: datetime) -> list[tuple[str, str]]:
+    result = store.client.query(load("idle_sessions"), parameters={"cutoff": cutoff})
+    return [(tenant, run_id) for tenant, run_id in result.result_rows]

@@ -1,0 +1,96 @@
+"""The store-side CLI: through a running server (which owns the embedded store), and on its own."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+from typer.testing import CliRunner
+
+from service.cli import app as cli
+from tests.conftest import FIXTURES
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def _fixture_dir(tmp_path: Path) -> Path:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for fixture in FIXTURES.glob("session_*.json"):
+        shutil.copy(fixture, sessions)
+    (sessions / "broken.json").write_text('{"identity": "x", "events": [1, 2]}')
+    return sessions
+
+
+def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tenant: str, tmp_path: Path) -> None:
+    cli_as(tenant)
+    sessions = _fixture_dir(tmp_path)
+    ingested = _invoke("ingest", str(sessions), str(FIXTURES / "otlp_claude_code.jsonl"))
+    assert ingested.exit_code == 0, ingested.output
+    assert "6 files: 6 runs stored, 0 already present, 1 files failed" in ingested.stdout
+    assert "broken.json (events[0])" in ingested.stderr
+    again = _invoke("ingest", str(sessions))
+    assert "0 runs stored, 4 already present" in again.stdout
+
+    runs = orjson.loads(_invoke("runs", "--json", "--limit", "100").stdout)
+    by_id = {run["run_id"]: run for run in runs}
+    assert set(by_id) == {"run-clean-001", "run-loop-002", "run-multi-003", "run-infra-004", "sess-a1", "sess-b2"}
+    assert by_id["run-infra-004"]["execution_status"] == "execution_error"
+    assert by_id["run-loop-002"]["readiness_level"] == "unsafe_for_production"
+    assert by_id["sess-a1"]["session_composite"] == 8.7
+    table = _invoke("runs", "--identity", "agent-atlas")
+    assert table.exit_code == 0 and "run-multi-003" in table.stdout and "run-loop-002" not in table.stdout
+
+    reputation = orjson.loads(_invoke("reputation", "agent-atlas", "--as-of", "2026-11-20", "--json").stdout)
+    assert reputation["events"] == 2  # the clean and the multi run; the infra error does not count
+    assert _invoke("reputation", "nobody-here").exit_code == 1
+
+    summary = _invoke("summary", "--suite", "customs-evals")
+    assert summary.exit_code == 0
+    assert summary.stdout.startswith("Total tests: 3\nPassed: 2\nQuality failures: 0\nExecution errors: 1\n")
+    assert "  setup: 1" in summary.stdout and "  toolchain_missing: 1" in summary.stdout
+
+    assert _invoke("gate", "--run", "run-clean-001", "--min-trust", "80").exit_code == 0
+    unsafe = _invoke("gate", "--run", "run-loop-002", "--min-trust", "10")
+    assert unsafe.exit_code == 1 and "unsafe_for_production" in unsafe.stdout
+    review = _invoke("gate", "--run", "run-multi-003", "--min-trust", "80")
+    assert review.exit_code == 1 and "--allow-review" in review.stdout
+    assert _invoke("gate", "--run", "run-multi-003", "--min-trust", "80", "--allow-review").exit_code == 0
+    rate = _invoke("gate", "--suite", "customs-evals", "--max-execution-error-rate", "0.2")
+    assert rate.exit_code == 1 and "1/3" in rate.stdout
+    assert _invoke("gate", "--suite", "customs-evals", "--max-execution-error-rate", "0.5").exit_code == 0
+
+
+def test_gate_offline_and_usage_errors() -> None:
+    assert _invoke("gate", str(FIXTURES / "session_clean.json"), "--min-trust", "90").exit_code == 0
+    failing = _invoke("gate", str(FIXTURES / "session_infra_error.json"), "--min-trust", "10")
+    assert failing.exit_code == 1 and "execution error (setup/toolchain_missing)" in failing.stdout
+    assert _invoke("gate", "--min-trust", "50").exit_code == 2
+    assert _invoke("gate", "/no/such/file.json").exit_code == 2
+
+
+def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
+    env.pop("REPUTE_API_KEY", None)
+    return subprocess.run([sys.executable, "-m", "service", *args], env=env, capture_output=True, text=True)
+
+
+def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) -> None:
+    data_dir = tmp_path / "own"
+    first, second = _run(data_dir, "migrate"), _run(data_dir, "migrate")
+    assert first.returncode == 0 and "applied: 0001_runs" in first.stdout
+    assert second.returncode == 0 and "schema is up to date" in second.stdout
+    ingested = _run(data_dir, "ingest", str(_fixture_dir(tmp_path)))
+    assert ingested.returncode == 0 and "4 runs stored" in ingested.stdout, ingested.stderr
+    runs = orjson.loads(_run(data_dir, "runs", "--json").stdout)
+    assert len(runs) == 4
+    created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme").stdout)
+    assert created["key"].startswith("rpt_") and created["scopes"] == ["read"]
+    listed = orjson.loads(_run(data_dir, "keys", "list").stdout)
+    assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
+    assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 0
+    assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
