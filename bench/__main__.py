@@ -41,7 +41,7 @@ def main(names: list[str]) -> int:
         started = time.perf_counter()
         try:
             rows = run_benchmark(name)
-        except Exception as exc:  # noqa: BLE001 - one broken benchmark must not hide the others' figures
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
             failed = True
             rows = [("failed", f"{type(exc).__name__}: {exc}", "-")]
         for metric, measured, target in rows or ():

@@ -271,7 +271,7 @@ def gate(
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
         except InputError as exc:
-            fail(f"{file}: {exc}")
+            fail(f"{file}: {exc.located()}")
         result = gate_run(verdict, min_trust, allow_review)
     out.print(result.message, markup=False, highlight=False)
     raise typer.Exit(0 if result.passed else 1)

@@ -189,15 +189,20 @@ def event_rows(
     return rows
 
 
+def _stored_run(store: Store, tenant: str, run_id: str) -> dict[str, Any]:
+    run = run_store.get_run(store, tenant, run_id)
+    if run is None:
+        raise RunNotFound(run_id)
+    return run
+
+
 def append_events(
     store: Store, tenant: str, run_id: str, events: Sequence[dict[str, Any]], now: datetime, max_events: int
 ) -> int:
     """Appends a batch (all or nothing); returns the run's event count afterwards."""
     now = to_millis(now)
     with run_lock(tenant, run_id):
-        run = run_store.get_run(store, tenant, run_id)
-        if run is None:
-            raise RunNotFound(run_id)
+        run = _stored_run(store, tenant, run_id)
         if run["status"] == "finalized":
             raise RunConflict(f"run {run_id} is finalized; it takes no more events")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
@@ -321,9 +326,7 @@ def finalize_run(
 ) -> dict[str, Any]:
     now = to_millis(now)
     with run_lock(tenant, run_id):
-        run = run_store.get_run(store, tenant, run_id)
-        if run is None:
-            raise RunNotFound(run_id)
+        run = _stored_run(store, tenant, run_id)
         if run["status"] == "finalized":
             return run
         if run["kind"] == "session":

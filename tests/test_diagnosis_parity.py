@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from service.diagnosis import diagnose, normalize_events, parse_run
+from service.diagnosis import DETECTORS, diagnose, normalize_events, parse_run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 PARITY_ROWS = [orjson.loads(line) for line in (FIXTURES / "critiqor_parity.jsonl").read_bytes().splitlines()]
@@ -151,3 +151,14 @@ def test_fixture_timestamps_normalize_to_epoch_ms() -> None:
     assert [e.type for e in events][:3] == ["context_event", "memory_event", "memory_event"]
     assert [e.event_id for e in events] == [f"event_{i}" for i in range(8)]
     assert run.identity == "agent-atlas" and run.suite == "customs-evals" and run.task_id == "t-02"
+
+
+def test_the_registry_follows_the_spec_table() -> None:
+    assert [(d.failure_type, d.dimension, d.weight) for d in DETECTORS] == [
+        ("infinite_tool_loop", "loop_control", 0.20),
+        ("memory_degradation", "memory_integrity", 0.15),
+        ("ignoring_tool_outputs", "tool_output_utilization", 0.20),
+        ("context_pollution", "context_health", 0.15),
+        ("cost_explosion", "cost_efficiency", 0.15),
+        ("skill_failure", "skill_adherence", 0.15),
+    ]

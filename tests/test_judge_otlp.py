@@ -10,8 +10,15 @@ import pytest
 from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+)
+from opentelemetry.proto.common.v1.common_pb2 import (
+    AnyValue,
+    ArrayValue,
+    KeyValue,
+    KeyValueList,
+)
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord as LogRecordProto
 from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs, ScopeLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
@@ -25,6 +32,7 @@ from service.judge import (
     score_session,
     to_run_events,
 )
+from service.judge.otlp_json import session_times
 from tests.judge_support import fixture_lines
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -274,9 +282,22 @@ def test_arbitrary_bytes(body: bytes) -> None:
 @given(json_values)
 def test_arbitrary_json(value: Any) -> None:
     decodes_or_raises_only_decode_errors(decode_json_body, json.dumps(value).encode())
+    index_agrees_with_decoding(json.dumps(value).encode())
 
 
 @FUZZ
 @given(otlp_requests)
 def test_otlp_shaped_json_with_arbitrary_values(request: dict[str, Any]) -> None:
     decodes_or_raises_only_decode_errors(decode_json_body, json.dumps(request).encode())
+    index_agrees_with_decoding(json.dumps(request).encode())
+
+
+def index_agrees_with_decoding(body: bytes) -> None:
+    """The judge's index pass reads the same sessions, times and rejections as full decoding."""
+    try:
+        batch = decode_json_body(body)
+    except OTLPDecodeError:
+        with pytest.raises(OTLPDecodeError):
+            session_times(body)
+        return
+    assert session_times(body) == ([(item.session_id, item.time_unix_nano) for item in batch.records], batch.rejected)

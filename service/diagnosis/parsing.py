@@ -123,7 +123,7 @@ def _reason(error: orjson.JSONDecodeError) -> str:
 
 def _check_depth(document: Any) -> None:
     """Walks the containers level by level (no recursion); parsed JSON holds exact dicts and lists."""
-    level = [document] if document.__class__ in _CONTAINERS else []
+    level: list[Any] = [document] if document.__class__ in _CONTAINERS else []
     depth = 0
     while level:
         depth += 1

@@ -35,6 +35,7 @@ DIGEST_CHARS = 16
 
 
 def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
+    """The run events of one session's records, in the table's mapping."""
     ordered = sorted(records, key=lambda record: (record.time_unix_nano is None, record.time_unix_nano or 0))
     occurrences: Counter[str] = Counter()
     events: list[RunEvent] = []
@@ -48,6 +49,7 @@ def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
 
 
 def parse_tool_parameters(value: AttributeValue) -> dict[str, Any]:
+    """A tool_call's `args` from a tool_result's `tool_parameters` (see the module docstring)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return {}
     if isinstance(value, dict):

@@ -8,6 +8,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from service import runs
 from service.api import auth
+from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
@@ -17,24 +18,11 @@ from service.store.client import Store
 
 router = APIRouter(prefix="/v1", tags=["runs"], route_class=OrjsonRoute)
 
-EVENTS_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "oneOf": [
-                        {"type": "array", "items": {"type": "object"}},
-                        {"type": "object", "properties": {"events": {"type": "array", "items": {"type": "object"}}},
-                         "required": ["events"]},
-                    ]
-                },
-                "example": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff"}}],
-            },
-            "application/x-ndjson": {"schema": {"type": "string"}},
-        },
-    }
-}  # fmt: skip
+EVENTS_BODY = request_body(
+    array_or_wrapped("events", {"type": "object"}),
+    example=[{"event": "tool_call", "tool": "search", "args": {"q": "tariff"}}],
+    ndjson=True,
+)
 
 
 def _store(request: Request) -> Store:

@@ -8,6 +8,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from service import runs
 from service.api import auth
+from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.diagnosis import parse_run, parse_runs
@@ -29,38 +30,15 @@ _RUN_SCHEMA = {
         "events": {"type": "array", "items": {"type": "object"}},
     },
 }
-SESSION_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": _RUN_SCHEMA,
-                "example": {
-                    "run_id": "run-clean-001",
-                    "identity": "agent-atlas",
-                    "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
-                },
-            }
-        },
-    }
-}
-BATCH_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "oneOf": [
-                        {"type": "array", "items": _RUN_SCHEMA},
-                        {"type": "object", "required": ["sessions"],
-                         "properties": {"sessions": {"type": "array", "items": _RUN_SCHEMA}}},
-                    ]
-                }
-            },
-            "application/x-ndjson": {"schema": {"type": "string"}},
-        },
-    }
-}  # fmt: skip
+SESSION_BODY = request_body(
+    _RUN_SCHEMA,
+    example={
+        "run_id": "run-clean-001",
+        "identity": "agent-atlas",
+        "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
+    },
+)
+BATCH_BODY = request_body(array_or_wrapped("sessions", _RUN_SCHEMA), ndjson=True)
 
 
 def _result(item: runs.SessionResult) -> dict[str, Any]:

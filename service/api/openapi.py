@@ -1,0 +1,22 @@
+"""OpenAPI request bodies of the routes that read their body themselves (several encodings)."""
+
+from typing import Any
+
+NDJSON = "application/x-ndjson"
+
+
+def array_or_wrapped(key: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A JSON array of `item`, or an object holding that array under `key`."""
+    array = {"type": "array", "items": item}
+    return {"oneOf": [array, {"type": "object", "required": [key], "properties": {key: array}}]}
+
+
+def request_body(schema: dict[str, Any], example: Any = None, ndjson: bool = False) -> dict[str, Any]:
+    """`openapi_extra` for a JSON body (and, with `ndjson`, its one-item-per-line form)."""
+    json_content: dict[str, Any] = {"schema": schema}
+    if example is not None:
+        json_content["example"] = example
+    content = {"application/json": json_content}
+    if ndjson:
+        content[NDJSON] = {"schema": {"type": "string"}}
+    return {"requestBody": {"required": True, "content": content}}
