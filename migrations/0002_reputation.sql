@@ -26,6 +26,7 @@ SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = 10000;
 -- Sums and counts per (tenant, identity, category, UTC day): never averages. The sums are Decimal so
 -- that adding them is exact and independent of part and merge order: the same events always read back
 -- as the same bytes (Float64 sums drift by an ulp with the order ClickHouse happens to add them in).
+-- Yearly partitions: the table is small, and a point read of one identity probes a part per partition.
 CREATE TABLE IF NOT EXISTS reputation_daily {{on_cluster}}
 (
     tenant          LowCardinality(String),
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS reputation_daily {{on_cluster}}
     failures        SimpleAggregateFunction(sumMap, Map(String, UInt64))
 )
 ENGINE = {{replicated}}AggregatingMergeTree
-PARTITION BY toYYYYMM(day)
+PARTITION BY toYear(day)
 ORDER BY (tenant, identity, category, day)
 TTL day + INTERVAL 3 YEAR
 SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = 10000;

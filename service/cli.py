@@ -15,7 +15,7 @@ from service.settings import get_settings
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Repute: agent run diagnosis and reputation.")
 keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys.")
 app.add_typer(keys_app, name="keys")
-out = Console()
+out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 

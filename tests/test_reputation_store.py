@@ -117,3 +117,17 @@ def test_sort_and_filter_fleet(store: Store, tenant: str, seeded) -> None:
     assert all(row["confidence"] >= 0.3 for row in confident)
     prefixed = reputation_store.list_identities(store, tenant, prefix="agent-1", limit=1000)
     assert prefixed and all(row["identity"].startswith("agent-1") for row in prefixed)
+
+
+def test_identity_read_and_fleet_view_agree_to_the_bit(store: Store, tenant: str, seeded) -> None:
+    events, today = seeded
+    for as_of in (today, today - timedelta(days=30)):
+        view = store.client.query(
+            "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String}",
+            parameters={"as_of": as_of, "tenant": tenant},
+        )
+        rows = [dict(zip(view.column_names, row, strict=True)) for row in view.result_rows]
+        assert len(rows) > 10
+        for row in rows:
+            read = reputation_store.identity_reputation(store, tenant, row["identity"], as_of)
+            assert read == {key: row[key] for key in read}, row["identity"]

@@ -1,9 +1,11 @@
-"""The reputation scoring model. The SQL view `reputation_at` (migrations/0002) implements the same
-formulas over daily aggregates; tests check both against a recomputation from raw events."""
+"""The reputation scoring model. `combine` computes one identity's figures from daily aggregates (the
+API's read); the SQL view `reputation_at` (migrations/0002) does the same for the whole fleet. Tests
+check both against a recomputation from raw events."""
 
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
 CATEGORIES: tuple[str, ...] = tuple(CATEGORY_WEIGHTS)
@@ -33,3 +35,54 @@ class ReputationEvent:
     reference_type: str = ""
     reference_id: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
+
+
+def _category_score(weighted: float, weight: float) -> float | None:
+    return None if weight == 0 else weighted / weight
+
+
+def _overall(scores: dict[str, float | None]) -> float | None:
+    """Σ w_c·S_c / Σ w_c over the categories with a score, reported on 0..100; the same operations in
+    the same order as the view reputation_at, so both give the same float."""
+    tq, ec, ih = (scores.get(category) for category in CATEGORIES)
+    denominator = 0.40 * (tq is not None) + 0.35 * (ec is not None) + 0.25 * (ih is not None)
+    if denominator == 0:
+        return None
+    return 50 * (1 + (0.40 * (tq or 0.0) + 0.35 * (ec or 0.0) + 0.25 * (ih or 0.0)) / denominator)
+
+
+def _scaled(score: float | None) -> float | None:
+    return None if score is None else 50 * (1 + score)
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
+def combine(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """SPEC §7 figures from per-category window sums (sql/identity_windows.sql); None without rows."""
+    if not rows:
+        return None
+    windows = {
+        window: {r["category"]: _category_score(r[f"weighted_{window}"], r[f"weight_{window}"]) for r in rows}
+        for window in ("now", "7d", "30d")
+    }
+    overall, score_7d, score_30d = (_overall(windows[w]) for w in ("now", "7d", "30d"))
+    events = sum(r["events"] for r in rows)
+    failures: dict[str, int] = {}
+    for row in rows:
+        for failure_type, count in row["failures"].items():
+            failures[failure_type] = failures.get(failure_type, 0) + count
+    return {
+        "overall": overall,
+        **{category: _scaled(windows["now"].get(category)) for category in CATEGORIES},
+        "confidence": min(1.0, events / FULL_CONFIDENCE_EVENTS),
+        "events": events,
+        "positive_events": sum(r["positive_events"] for r in rows),
+        "negative_events": sum(r["negative_events"] for r in rows),
+        "failures": failures,
+        "score_7d_ago": score_7d,
+        "score_30d_ago": score_30d,
+        "trend_7d": _difference(overall, score_7d),
+        "trend_30d": _difference(overall, score_30d),
+    }

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from service.reputation.model import ReputationEvent
+from service.reputation.model import ReputationEvent, combine
 from service.store.client import Store
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
@@ -69,12 +69,10 @@ def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) 
 
 
 def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
-    rows = dicts(
-        store.client.query(
-            load("identity_reputation"), parameters={"tenant": tenant, "identity": identity, "as_of": as_of}
-        )
-    )
-    return rows[0] if rows else None
+    """SPEC §7 for one identity on any day, from the daily aggregates; None when it has no event in the
+    120 days the windows span."""
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    return combine(dicts(store.client.query(load("identity_windows"), parameters=parameters)))
 
 
 IDENTITY_SORTS = ("overall", "confidence", "trend_7d", "trend_30d", "events", "identity")
