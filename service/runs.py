@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis import diagnose, normalize_events
+from service.diagnosis import Event, diagnose, normalize_events
 from service.ids import FieldError, check_id, check_optional_id
 from service.outcome import ExecutionOutcome, classify_execution
 from service.judge import SessionAccumulator, to_run_events
@@ -67,6 +67,11 @@ class FinalizeRequest:
     events: list[dict[str, Any]]
     execution: dict[str, Any] | None = None
     session_performance: dict[str, Any] | None = None
+    normalized: list[Event] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.normalized is None:
+            object.__setattr__(self, "normalized", normalize_events(self.events))
 
 
 # Striped locks serialise appends and finalizes of one run inside this process.
@@ -174,17 +179,14 @@ def check_event_times(events: Sequence[Any], prefix: str = "") -> None:
             )
 
 
-def event_rows(
-    tenant: str, run_id: str, events: Sequence[dict[str, Any]], first_seq: int, now: datetime
-) -> list[list[Any]]:
-    normalized = normalize_events(list(events))
+def event_rows(tenant: str, run_id: str, normalized: Sequence[Event], first_seq: int, now: datetime) -> list[list[Any]]:
+    """Rows of run_events for normalized events that start at position `first_seq` of the run."""
     check_event_times(normalized)
     rows = []
     for offset, event in enumerate(normalized):
         seq = first_seq + offset
-        raw = events[offset]
-        event_id = event.event_id if "event_id" in raw else f"event_{seq}"
-        payload = orjson.dumps(raw).decode()
+        event_id = event.event_id if "event_id" in event.data else f"event_{seq}"
+        payload = orjson.dumps(event.data).decode()
         rows.append([tenant, run_id, seq, event_id, event.type, from_epoch_ms(event.timestamp_ms), payload, now])
     return rows
 
@@ -208,7 +210,7 @@ def append_events(
         first_seq = run_store.next_event_seq(store, tenant, run_id)
         if first_seq + len(events) > max_events:
             raise RunTooLarge(f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)")
-        run_store.insert_events(store, event_rows(tenant, run_id, events, first_seq, now))
+        run_store.insert_events(store, event_rows(tenant, run_id, normalize_events(list(events)), first_seq, now))
         return first_seq + len(events)
 
 
@@ -228,7 +230,7 @@ class _Finalized:
 
 def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
     base = request.base
-    normalized = normalize_events(request.events)
+    normalized = request.normalized
     diagnosis = diagnose(request.events)
     view = diagnosis.to_dict()
     outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
@@ -343,7 +345,7 @@ def _session_material(
     """An OTLP session's run events (SPEC §3.2 mapping, stored so /events shows them) and its score."""
     records = [decode_record(payload) for payload in session_store.load_payloads(store, tenant, run["run_id"])]
     events = to_run_events(records)
-    run_store.insert_events(store, event_rows(tenant, run["run_id"], events, 0, now))
+    run_store.insert_events(store, event_rows(tenant, run["run_id"], normalize_events(events), 0, now))
     accumulator = SessionAccumulator(run["run_id"])
     for record in records:
         accumulator.add(record)
@@ -358,6 +360,11 @@ class SessionInput:
     events: list[dict[str, Any]]
     execution: dict[str, Any] | None = None
     session_performance: dict[str, Any] | None = None
+    normalized: list[Event] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.normalized is None:
+            object.__setattr__(self, "normalized", normalize_events(self.events))
 
 
 @dataclass(frozen=True)
@@ -395,8 +402,10 @@ def ingest_sessions(
         requests, rows = [], []
         for run_id, session in todo:
             base = _base_row(tenant, session.spec, run_id, now)
-            rows.extend(event_rows(tenant, run_id, session.events, 0, now))
-            requests.append(FinalizeRequest(base, session.events, session.execution, session.session_performance))
+            rows.extend(event_rows(tenant, run_id, session.normalized, 0, now))
+            requests.append(
+                FinalizeRequest(base, session.events, session.execution, session.session_performance, session.normalized)
+            )
         run_store.insert_events(store, rows)
         finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold))
         return [
@@ -467,7 +476,8 @@ def session_input(run: Any, field: str = "", max_events: int = 100_000) -> Sessi
         raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
     if len(run.events) > max_events:
         raise RunTooLarge(f"a run holds at most {max_events} events ({len(run.events)} sent)")
-    check_event_times(normalize_events(run.events), prefix)
+    normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
+    check_event_times(normalized, prefix)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
         run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,
@@ -476,4 +486,4 @@ def session_input(run: Any, field: str = "", max_events: int = 100_000) -> Sessi
         trial=run.trial,
         metadata=run.metadata or {},
     )
-    return SessionInput(spec, list(run.events), run.execution)
+    return SessionInput(spec, list(run.events), run.execution, normalized=normalized)

@@ -76,7 +76,7 @@ def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenan
     base = runs._base_row(tenant, session.spec, session.spec.run_id, now)
     # Everything a finalize writes except the run's own row, which is written last.
     partial = runs._finalize_one(runs.FinalizeRequest(base, session.events), now, 0.8)
-    run_store.insert_events(store, runs.event_rows(tenant, session.spec.run_id, session.events, 0, now))
+    run_store.insert_events(store, runs.event_rows(tenant, session.spec.run_id, session.normalized, 0, now))
     run_store.insert_failures(store, partial.failures)
     reputation_store.insert_events(store, tenant, partial.reputation)
 

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis.errors import InputError
-from service.diagnosis.events import json_kind, normalize_events
+from service.diagnosis.events import Event, json_kind, normalize_events
 
 MAX_DEPTH = 64  # nesting levels of the whole document; deeper input is refused before anything walks it
 _BOM = b"\xef\xbb\xbf"
@@ -33,6 +33,8 @@ class RunInput:
     metadata: dict[str, Any] = field(default_factory=dict)
     execution: dict[str, Any] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
+    # The events as validated by parsing, so callers need not normalize them again.
+    normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
     @property
     def agent_id(self) -> str | None:
@@ -144,7 +146,7 @@ def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:
     if not isinstance(events, list):
         raise InputError(f"{prefix}events", f"events must be an array, not {json_kind(events)}")
     try:
-        normalize_events(events)
+        normalized = normalize_events(events)
     except InputError as exc:
         raise InputError(prefix + exc.field, str(exc)) from None
     strings = {name: _optional(document, name, str, "a string", prefix) for name in _STRING_FIELDS}
@@ -157,6 +159,7 @@ def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:
         metadata=_optional(document, "metadata", dict, "an object", prefix) or {},
         execution=_optional(document, "execution", dict, "an object", prefix),
         events=events,
+        normalized=normalized,
     )
 
 
