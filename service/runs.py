@@ -394,10 +394,11 @@ def ingest_sessions(
     if len(set(run_ids)) != len(run_ids):
         raise RunConflict("a batch names the same run_id twice")
     with holding(tenant, run_ids):
-        existing = run_store.get_runs(store, tenant, run_ids)
-        for run_id, run in existing.items():
-            if run["status"] != "finalized":
+        states = run_store.run_states(store, tenant, run_ids)
+        for run_id, status in states.items():
+            if status != "finalized":
                 raise RunConflict(f"run {run_id} is open; append its events and finalize it instead")
+        existing = run_store.get_runs(store, tenant, list(states)) if states else {}
         todo = [(run_id, s) for run_id, s in zip(run_ids, sessions, strict=True) if run_id not in existing]
         requests, rows = [], []
         for run_id, session in todo:

@@ -48,6 +48,16 @@ def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, dic
     return {row["run_id"]: _run_from_row(row) for row in dicts(result)}
 
 
+def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, str]:
+    """The status (open or finalized) of each run that exists: a narrow read for the hot path."""
+    result = store.client.query(
+        "SELECT run_id, status FROM runs WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
+        " ORDER BY version DESC LIMIT 1 BY run_id",
+        parameters={"tenant": tenant, "run_ids": list(run_ids)},
+    )
+    return dict(result.result_rows)
+
+
 def get_run(store: Store, tenant: str, run_id: str) -> dict[str, Any] | None:
     return get_runs(store, tenant, [run_id]).get(run_id)
 
