@@ -6,7 +6,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,6 +14,16 @@ import httpx
 
 import uvicorn
 from fastapi import FastAPI
+
+
+def wait_until(condition: Callable[[], bool], attempts: int = 300, interval: float = 0.1) -> bool:
+    """Polls `condition` up to `attempts` times, `interval` seconds apart; whether it came true. A
+    bound on waiting, never a speed assertion."""
+    for _ in range(attempts):
+        if condition():
+            return True
+        time.sleep(interval)
+    return condition()
 
 
 def free_port() -> int:
@@ -28,11 +38,10 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
+    if not wait_until(lambda: server.started or not thread.is_alive(), attempts=1500, interval=0.02):
+        raise RuntimeError("uvicorn did not start")
+    if not server.started:
+        raise RuntimeError("uvicorn stopped while starting")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -47,15 +56,16 @@ def start_server_process(data_dir: Path, port: int, **settings: str) -> subproce
         [sys.executable, "-m", "service", "serve", "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            raise RuntimeError(process.stdout.read().decode() if process.stdout else "server exited")
-        time.sleep(0.1)
+    if wait_until(lambda: _ready(port) or process.poll() is not None, attempts=600) and process.poll() is None:
+        return process
+    if process.poll() is not None:
+        raise RuntimeError(process.stdout.read().decode() if process.stdout else "server exited")
     process.kill()
     raise RuntimeError("server did not become ready")
+
+
+def _ready(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False

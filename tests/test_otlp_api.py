@@ -2,7 +2,6 @@
 
 import gzip
 import signal
-import time
 import uuid
 
 import httpx
@@ -17,7 +16,7 @@ from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 
 from tests.conftest import FIXTURES
-from tests.live import free_port, start_server_process
+from tests.live import free_port, start_server_process, wait_until
 
 T0 = 1_763_700_000_000_000_000  # 2025-11-21T04:40:00Z in unix nanoseconds
 SECOND = 1_000_000_000
@@ -184,14 +183,11 @@ def test_idle_sessions_are_finalized_by_the_sweeper_after_a_restart(tmp_path) ->
     server = start_server_process(data_dir, port, session_idle_minutes="0.001", session_sweep_seconds="0.2")
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
-            deadline = time.monotonic() + 60
-            statuses = {}
-            while time.monotonic() < deadline:
-                statuses = {sid: client.get(f"/v1/runs/{sid}").json()["status"] for sid in ("sess-a1", "sess-b2")}
-                if set(statuses.values()) == {"finalized"}:
-                    break
-                time.sleep(0.2)
-            assert statuses == {"sess-a1": "finalized", "sess-b2": "finalized"}
+            def statuses() -> dict[str, str]:
+                return {sid: client.get(f"/v1/runs/{sid}").json()["status"] for sid in ("sess-a1", "sess-b2")}
+
+            wait_until(lambda: set(statuses().values()) == {"finalized"}, attempts=300, interval=0.2)
+            assert statuses() == {"sess-a1": "finalized", "sess-b2": "finalized"}
             assert client.get("/v1/runs/sess-a1").json()["session_performance"]["composite"] == 8.7
     finally:
         server.send_signal(signal.SIGTERM)
