@@ -59,8 +59,20 @@ class RunSpec:
     kind: str = "run"
 
 
+class _NormalizedOnce:
+    """For frozen dataclasses with `events` and `normalized`: fills `normalized` when the caller did not
+    hand over the events parsing already normalized."""
+
+    events: list[dict[str, Any]]
+    normalized: list[Event] | None
+
+    def __post_init__(self) -> None:
+        if self.normalized is None:
+            object.__setattr__(self, "normalized", normalize_events(self.events))
+
+
 @dataclass(frozen=True)
-class FinalizeRequest:
+class FinalizeRequest(_NormalizedOnce):
     """One run to finalize with the events to diagnose and the caller's execution object."""
 
     base: dict[str, Any]
@@ -68,10 +80,6 @@ class FinalizeRequest:
     execution: dict[str, Any] | None = None
     session_performance: dict[str, Any] | None = None
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.normalized is None:
-            object.__setattr__(self, "normalized", normalize_events(self.events))
 
 
 # Striped locks serialise appends and finalizes of one run inside this process.
@@ -353,7 +361,7 @@ def _session_material(
 
 
 @dataclass(frozen=True)
-class SessionInput:
+class SessionInput(_NormalizedOnce):
     """A whole run sent at once (POST /v1/sessions, `repute ingest`)."""
 
     spec: RunSpec
@@ -361,10 +369,6 @@ class SessionInput:
     execution: dict[str, Any] | None = None
     session_performance: dict[str, Any] | None = None
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.normalized is None:
-            object.__setattr__(self, "normalized", normalize_events(self.events))
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,8 @@ import orjson
 
 from tests.conftest import FIXTURES
 from tests.factory import make_session
+from tests.test_outcome import SPEC_TEXT
 
-SPEC_TEXT = """Total tests: 10
-Passed: 5
-Quality failures: 3
-Execution errors: 2
-Mean score: 0.750 (8 quality tests, 2 execution errors excluded)
-Execution errors by stage:
-  agent: 1
-  setup: 1
-Execution errors by reason:
-  provider_error: 1
-  template_error: 1
-"""
 
 
 def _run(task: str, trial: int, execution: dict) -> dict:
@@ -53,7 +42,7 @@ def test_spec_summary_from_stored_runs(client: httpx.Client) -> None:
     posted = client.post("/v1/sessions/batch", content=orjson.dumps(_spec_example()))
     assert posted.status_code == 201, posted.text
     text = client.get("/v1/suites/spec-example/summary", params={"format": "text"})
-    assert text.status_code == 200 and text.text == SPEC_TEXT
+    assert text.status_code == 200 and text.text == SPEC_TEXT + "\n"
     summary = client.get("/v1/suites/spec-example/summary").json()
     assert (summary["total"], summary["passed"], summary["execution_errors"]) == (10, 5, 2)
     assert abs(summary["mean_score"] - 0.75) < 1e-12
