@@ -14,7 +14,7 @@ import orjson
 from service import runs
 from service.alerts import report as alert_report
 from service.judge import decode_json_body
-from service.keys import DEFAULT_TENANT, SCOPES, create_key, revoke_key
+from service.keys import DEFAULT_TENANT, create_key, revoke_key
 from service.otlp import sessions_from_file
 from service.reputation.report import reputation_report
 from service.settings import Settings
@@ -155,9 +155,11 @@ class HttpBackend:
                 self._call("POST", "/v1/logs", content=line, headers={"content-type": "application/json"})
         records = []
         for session_id in session_ids:
-            was_open = self._call("GET", f"/v1/runs/{session_id}").json().get("status") == "open"
+            stored = self._call("GET", f"/v1/runs/{session_id}")
+            if stored.status_code == 404:  # every record of the session was rejected
+                continue
             run = self._call("POST", f"/v1/runs/{session_id}/finalize").json()
-            records.append(ingested(run, was_open))
+            records.append(ingested(run, stored.json()["status"] == "open"))
         return records
 
     def list_runs(self, **filters: Any) -> list[dict[str, Any]]:
@@ -232,5 +234,3 @@ def open_backend(settings: Settings) -> Backend:
             return HttpBackend(url, key)
     return LocalBackend(settings)
 
-
-__all__ = ["SCOPES", "ApiError", "Backend", "open_backend", "running_server", "write_server_file"]

@@ -126,11 +126,14 @@ def ingest(
     batch_size: Annotated[int, typer.Option(min=1, max=5000)] = 200,
 ) -> None:
     """Store, finalize and diagnose runs from files; bad files are reported and skipped."""
+    from service.backend import ApiError
     from service.ingest import ingest_paths
 
     backend = _backend()
     try:
         summary = ingest_paths(backend, paths, identity, batch_size, out, err)
+    except ApiError as exc:
+        fail(f"the server refused a batch: {exc}")
     finally:
         backend.close()
     out.print(summary.line())

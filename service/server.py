@@ -6,7 +6,7 @@ import logging
 import uvicorn
 
 from service.api.app import create_app
-from service.backend import SERVER_FILE, write_server_file
+from service.backend import write_server_file
 from service.settings import Settings
 from service.store.client import StoreLocked, StoreUnavailable
 
@@ -41,5 +41,3 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
         if server_file is not None:
             server_file.unlink(missing_ok=True)
 
-
-__all__ = ["SERVER_FILE", "serve"]
