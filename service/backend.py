@@ -136,10 +136,7 @@ class HttpBackend:
             for s in sessions
         ]  # fmt: skip
         response = self._call("POST", "/v1/sessions/batch", content=orjson.dumps(body))
-        return [
-            ingested({**r, "tool_calls": r["diagnosis"]["evidence_summary"]["tool_calls"]}, r["created"])
-            for r in response.json()["results"]
-        ]
+        return [ingested(r, r["created"]) for r in response.json()["results"]]
 
     def ingest_otlp_file(self, path: Path, identity: str | None) -> list[dict[str, Any]]:
         """Through /v1/logs like any OTLP emitter, then finalize each session (the server names

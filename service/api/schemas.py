@@ -109,7 +109,9 @@ class EventsAccepted(BaseModel):
     event_count: int
 
 
-class SessionResult(BaseModel):
+class SessionVerdict(BaseModel):
+    """A stored run's verdict; `GET /v1/runs/{run_id}` has its full diagnosis."""
+
     run_id: str
     created: bool
     execution_status: str
@@ -118,11 +120,16 @@ class SessionResult(BaseModel):
     trust_score: int | None
     readiness_level: str
     primary_failure: str | None
+    tool_calls: int
+    diagnosis_hash: str
+
+
+class SessionResult(SessionVerdict):
     diagnosis: dict[str, Any]
 
 
 class SessionBatchResult(BaseModel):
-    results: list[SessionResult]
+    results: list[SessionVerdict]
 
 
 class Signal(Strict):

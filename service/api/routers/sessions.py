@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
@@ -15,6 +16,10 @@ from service.diagnosis import parse_run, parse_runs
 from service.keys import Principal
 
 router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
+VERDICT_FIELDS = (
+    "run_id", "execution_status", "failure_stage", "failure_reason_code", "trust_score", "readiness_level",
+    "primary_failure", "tool_calls",
+)  # fmt: skip
 
 _RUN_SCHEMA = {
     "type": "object",
@@ -41,19 +46,18 @@ SESSION_BODY = request_body(
 BATCH_BODY = request_body(array_or_wrapped("sessions", _RUN_SCHEMA), ndjson=True)
 
 
-def _result(item: runs.SessionResult) -> dict[str, Any]:
-    detail = runs.detail_of(item.row)
+def _verdict(item: runs.SessionResult) -> dict[str, Any]:
+    summary = runs.summary_of(item.row)
     return {
-        "run_id": detail["run_id"],
+        **{field: summary[field] for field in VERDICT_FIELDS},
         "created": item.created,
-        "execution_status": detail["execution_status"],
-        "failure_stage": detail["failure_stage"],
-        "failure_reason_code": detail["failure_reason_code"],
-        "trust_score": detail["trust_score"],
-        "readiness_level": detail["readiness_level"],
-        "primary_failure": detail["primary_failure"],
-        "diagnosis": detail["diagnosis"],
+        "diagnosis_hash": item.row["diagnosis_hash"],
     }
+
+
+def _json(body: Any, status: int) -> Response:
+    """Encoded once with orjson: the generic encoder is slow on diagnoses (a causal graph each)."""
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
 
 async def _ingest(request: Request, tenant: str, inputs: list[Any]) -> list[runs.SessionResult]:
@@ -84,23 +88,20 @@ async def _ingest(request: Request, tenant: str, inputs: list[Any]) -> list[runs
     openapi_extra=SESSION_BODY,
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
-async def post_session(
-    request: Request, response: Response, principal: Annotated[Principal, Depends(auth.ingest)]
-) -> Any:
+async def post_session(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Response:
     run = parse_run(await request.body())
     result = (await _ingest(request, principal.tenant, [run]))[0]
-    if not result.created:
-        response.status_code = 200
-    return _result(result)
+    body = {**_verdict(result), "diagnosis": orjson.Fragment(result.row["diagnosis"])}
+    return _json(body, 201 if result.created else 200)
 
 
 @router.post(
     "/sessions/batch",
     status_code=201,
     response_model=SessionBatchResult,
-    summary="Many whole runs in one request (all or nothing)",
+    summary="Many whole runs in one request (all or nothing); answers each run's verdict",
     openapi_extra=BATCH_BODY,
 )
-async def post_sessions(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Any:
+async def post_sessions(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Response:
     inputs = parse_runs(await request.body())
-    return {"results": [_result(r) for r in await _ingest(request, principal.tenant, inputs)]}
+    return _json({"results": [_verdict(r) for r in await _ingest(request, principal.tenant, inputs)]}, 201)
