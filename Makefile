@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install browser test run bench migrate clean
+.PHONY: install browser lint test run bench migrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,13 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will be skipped"; \
 	fi
 
-test: install browser
+# The quality gate: formatting, lint and types. `make test` runs it first, so CI enforces it.
+lint: install
+	$(VENV)/bin/ruff format --check service tests bench
+	$(VENV)/bin/ruff check service tests bench
+	$(VENV)/bin/mypy
+
+test: install browser lint
 	$(PY) -m pytest -q
 
 run: install

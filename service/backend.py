@@ -230,4 +230,3 @@ def open_backend(settings: Settings) -> Backend:
                 raise ApiError(f"a server runs at {url} but no key: set REPUTE_API_KEY")
             return HttpBackend(url, key)
     return LocalBackend(settings)
-

@@ -268,6 +268,7 @@ def gate(
             fail(f"no run {run_id!r}")
         result = gate_run(run, min_trust, allow_review)
     else:
+        assert file is not None  # exactly one of the three was given
         try:
             data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
             verdict = verdict_of_file(data, get_settings().quality_pass_threshold)

@@ -184,7 +184,7 @@ def _laid_out(panels: tuple[Panel, ...]) -> list[dict[str, Any]]:
 
 
 def dashboards() -> list[Dashboard]:
-    stacked_counts = {"kind": "timeseries", "stacked": True, "min_interval": "1h"}
+    stacked_counts: dict[str, Any] = {"kind": "timeseries", "stacked": True, "min_interval": "1h"}
     return [
         Dashboard("repute-agent-health", "Repute: agent health", "Trust and verdicts of the chosen identities.", (
             Panel("Trust over time", named_query("dashboards/trust_over_time"), "timeseries", height=10,

@@ -20,9 +20,9 @@ import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
 from service.ids import FieldError, check_id, check_optional_id
-from service.outcome import ExecutionOutcome, classify_execution
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
+from service.outcome import ExecutionOutcome, classify_execution
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
@@ -69,6 +69,11 @@ class _NormalizedOnce:
     def __post_init__(self) -> None:
         if self.normalized is None:
             object.__setattr__(self, "normalized", normalize_events(self.events))
+
+    @property
+    def normalized_events(self) -> list[Event]:
+        assert self.normalized is not None  # filled on construction
+        return self.normalized
 
 
 @dataclass(frozen=True)
@@ -238,7 +243,7 @@ class _Finalized:
 
 def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
     base = request.base
-    normalized = request.normalized
+    normalized = request.normalized_events
     diagnosis = diagnose(request.events)
     view = diagnosis.to_dict()
     outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
@@ -407,9 +412,11 @@ def ingest_sessions(
         requests, rows = [], []
         for run_id, session in todo:
             base = _base_row(tenant, session.spec, run_id, now)
-            rows.extend(event_rows(tenant, run_id, session.normalized, 0, now))
+            rows.extend(event_rows(tenant, run_id, session.normalized_events, 0, now))
             requests.append(
-                FinalizeRequest(base, session.events, session.execution, session.session_performance, session.normalized)
+                FinalizeRequest(
+                    base, session.events, session.execution, session.session_performance, session.normalized
+                )
             )
         run_store.insert_events(store, rows)
         finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold))

@@ -40,4 +40,3 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     finally:
         if server_file is not None:
             server_file.unlink(missing_ok=True)
-

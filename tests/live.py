@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-
 import uvicorn
 from fastapi import FastAPI
 

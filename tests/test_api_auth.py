@@ -1,7 +1,7 @@
 """Walking every route of the OpenAPI schema: no key 401, wrong scope 403, another tenant 404."""
 
-import orjson
 import httpx
+import orjson
 import pytest
 
 from tests.conftest import FIXTURES

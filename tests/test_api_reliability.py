@@ -133,7 +133,10 @@ def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
             for session in sessions:
                 retried = client.post("/v1/sessions", content=orjson.dumps(session))
                 assert retried.status_code in (200, 201), retried.text
-                assert retried.json()["created"] is (session["run_id"] not in acknowledged) or not retried.json()["created"]
+                assert (
+                    retried.json()["created"] is (session["run_id"] not in acknowledged)
+                    or not retried.json()["created"]
+                )
             listed = client.get("/v1/runs", params={"limit": 1000}).json()["runs"]
             assert sorted(r["run_id"] for r in listed) == sorted(expected)
             per_identity: dict[str, list[int]] = defaultdict(list)

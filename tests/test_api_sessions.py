@@ -88,9 +88,7 @@ def test_open_append_finalize_matches_one_shot(client: httpx.Client) -> None:
     events = session["events"]
     assert client.post("/v1/runs/streamed/events", json=events[:3]).json()["event_count"] == 3
     ndjson = b"\n".join(orjson.dumps(e) for e in events[3:])
-    appended = client.post(
-        "/v1/runs/streamed/events", content=ndjson, headers={"content-type": "application/x-ndjson"}
-    )
+    appended = client.post("/v1/runs/streamed/events", content=ndjson, headers={"content-type": "application/x-ndjson"})
     assert appended.json() == {"run_id": "streamed", "accepted": 5, "event_count": 8}
     finalized = client.post("/v1/runs/streamed/finalize")
     assert finalized.status_code == 200, finalized.text

@@ -11,7 +11,6 @@ from tests.factory import make_session
 from tests.test_outcome import SPEC_TEXT
 
 
-
 def _run(task: str, trial: int, execution: dict) -> dict:
     session = make_session(random.Random(f"{task}/{trial}"), f"{task}-trial-{trial}", "agent-suite", 8)
     return {**session, "suite": "spec-example", "task_id": task, "trial": trial, "execution": execution}
@@ -58,8 +57,10 @@ def test_execution_errors_never_move_reputation(client: httpx.Client) -> None:
 
     infra = orjson.loads((FIXTURES / "session_infra_error.json").read_bytes())
     infra["identity"] = "agent-steady"
-    declared = {**make_session(random.Random(9), "declared", "agent-steady", 20),
-                "execution": {"status": "execution_error", "stage": "evaluator", "reason": "evaluator_error"}}  # fmt: skip
+    declared = {
+        **make_session(random.Random(9), "declared", "agent-steady", 20),
+        "execution": {"status": "execution_error", "stage": "evaluator", "reason": "evaluator_error"},
+    }
     posted = client.post("/v1/sessions/batch", content=orjson.dumps([infra, declared])).json()["results"]
     assert [(r["execution_status"], r["failure_stage"], r["failure_reason_code"]) for r in posted] == [
         ("execution_error", "setup", "toolchain_missing"),

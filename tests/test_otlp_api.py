@@ -183,6 +183,7 @@ def test_idle_sessions_are_finalized_by_the_sweeper_after_a_restart(tmp_path) ->
     server = start_server_process(data_dir, port, session_idle_minutes="0.001", session_sweep_seconds="0.2")
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+
             def statuses() -> dict[str, str]:
                 return {sid: client.get(f"/v1/runs/{sid}").json()["status"] for sid in ("sess-a1", "sess-b2")}
 

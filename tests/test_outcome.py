@@ -23,6 +23,7 @@ from service.outcome import (
     quality_scores,
     summarize_suite,
 )
+
 OK, QUALITY, ERROR = ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE, ExecutionStatus.EXECUTION_ERROR
 SUITE = "customs-evals"
 # Not imported from conftest: these tests need nothing but service.outcome.

@@ -120,7 +120,7 @@ def test_sort_and_filter_fleet(store: Store, tenant: str, seeded) -> None:
 
 
 def test_identity_read_and_fleet_view_agree_to_the_bit(store: Store, tenant: str, seeded) -> None:
-    events, today = seeded
+    _events, today = seeded
     for as_of in (today, today - timedelta(days=30)):
         view = store.client.query(
             "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String}",

@@ -150,7 +150,8 @@ def test_restart_keeps_everything_and_migrate_is_a_no_op(tmp_path) -> None:
         "store = Store(Settings(data_dir=sys.argv[1]))\n"
         "migrate(store)\n"
         "raw = orjson.loads(sys.argv[2])\n"
-        "[r] = runs.ingest_sessions(store, 'tenant-r', [runs.session_input(parse_run(orjson.dumps(raw)))], datetime.now(UTC), 0.8)\n"
+        "session = runs.session_input(parse_run(orjson.dumps(raw)))\n"
+        "[r] = runs.ingest_sessions(store, 'tenant-r', [session], datetime.now(UTC), 0.8)\n"
         "print(r.row['trust_score'])\n"
         "store.close()\n"
     )

@@ -186,9 +186,7 @@ def test_the_ui_is_static_and_served_without_a_key(base_url: str) -> None:
         assert anonymous.get("/v1/runs").status_code == 401
 
 
-def test_the_key_is_asked_once_then_runs_to_run_to_identity(
-    browser: Browser, base_url: str, seeded: Tenant
-) -> None:
+def test_the_key_is_asked_once_then_runs_to_run_to_identity(browser: Browser, base_url: str, seeded: Tenant) -> None:
     explorer = _explorer(browser, base_url, key=None)
     page = explorer.page
     explorer.open("#/runs")
@@ -277,7 +275,9 @@ def test_filters_narrow_the_list_like_the_api(explorer: Explorer, seeded: Tenant
 
 def test_pages_follow_the_api_cursor(browser: Browser, base_url: str, embedded_store: Store) -> None:
     tenant = _tenant(base_url, embedded_store)
-    runs = [{"run_id": f"page-{i:03d}", "identity": "agent-pager", "events": [{"event": "decision"}]} for i in range(57)]
+    runs = [
+        {"run_id": f"page-{i:03d}", "identity": "agent-pager", "events": [{"event": "decision"}]} for i in range(57)
+    ]
     assert tenant.api.post("/v1/sessions/batch", json=runs).status_code == 201
     explorer = _explorer(browser, base_url, tenant.key)
     explorer.open("#/runs?identity=agent-pager")
@@ -285,7 +285,9 @@ def test_pages_follow_the_api_cursor(browser: Browser, base_url: str, embedded_s
     explorer.follow(explorer.page.get_by_role("link", name="Older runs"))
     second = explorer.page.locator("table.runs tbody tr").evaluate_all("rows => rows.map(row => row.dataset.runId)")
     api_first = tenant.api.get("/v1/runs", params={"identity": "agent-pager"}).json()
-    api_second = tenant.api.get("/v1/runs", params={"identity": "agent-pager", "cursor": api_first["next_cursor"]}).json()
+    api_second = tenant.api.get(
+        "/v1/runs", params={"identity": "agent-pager", "cursor": api_first["next_cursor"]}
+    ).json()
     assert first == [run["run_id"] for run in api_first["runs"]] and len(first) == 50
     assert second == [run["run_id"] for run in api_second["runs"]] and len(second) == 7
     assert explorer.page.get_by_role("link", name="Older runs").count() == 0

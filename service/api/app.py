@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 from fastapi import FastAPI
 
 from service import __version__
+from service.alerts.notifier import start_background_evaluator
 from service.api import errors
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.alerts.notifier import start_background_evaluator
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
 from service.otlp import finalize_idle

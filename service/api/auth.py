@@ -1,6 +1,7 @@
 """Bearer keys with a tenant and scopes. Missing or unknown key: 401; missing scope: 403."""
 
 from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -14,10 +15,12 @@ _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 def require(scope: str) -> Callable[..., Principal]:
     def dependency(
-        request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
+        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
     ) -> Principal:
         if credentials is None or credentials.scheme.lower() != "bearer":
-            raise Problem(401, "Unauthorized", "an API key is required: Authorization: Bearer <key>", headers=_CHALLENGE)
+            raise Problem(
+                401, "Unauthorized", "an API key is required: Authorization: Bearer <key>", headers=_CHALLENGE
+            )
         principal = verify_key(request.app.state.store_holder.get(), credentials.credentials)
         if principal is None:
             raise Problem(401, "Unauthorized", "the API key is unknown or revoked", headers=_CHALLENGE)

@@ -1,7 +1,7 @@
 """Every error is application/problem+json (RFC 9457) naming the offending field where there is one."""
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -36,7 +36,7 @@ def problem_response(
     title: str,
     detail: str,
     errors: Sequence[dict[str, Any]] = (),
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail}
     body["instance"] = request.url.path
@@ -126,7 +126,9 @@ def _store_down(request: Request, exc: Exception) -> Response:
     log.warning("store unavailable: %s", exc)
     request.app.state.metrics.store_errors.inc()
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-    return problem_response(request, 503, "Service Unavailable", "the store is unavailable; retry later", headers=headers)
+    return problem_response(
+        request, 503, "Service Unavailable", "the store is unavailable; retry later", headers=headers
+    )
 
 
 _TITLES = {

@@ -61,7 +61,10 @@ class FinalizeBody(Strict):
         extra="forbid",
         allow_inf_nan=False,
         json_schema_extra={
-            "examples": [{}, {"execution": {"status": "execution_error", "stage": "setup", "reason": "toolchain_missing"}}]
+            "examples": [
+                {},
+                {"execution": {"status": "execution_error", "stage": "setup", "reason": "toolchain_missing"}},
+            ]
         },
     )
 

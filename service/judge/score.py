@@ -91,19 +91,19 @@ class SessionAccumulator:
     """Running totals of one session."""
 
     __slots__ = (
-        "session_id",
-        "identity_rule",
-        "identity_rank",
+        "cache_tokens",
+        "first_time",
         "identity",
+        "identity_rank",
+        "identity_rule",
+        "last_time",
+        "prompts",
         "records",
+        "session_id",
         "tools",
         "tools_ok",
-        "prompts",
-        "total_tokens",
-        "cache_tokens",
         "total_cost",
-        "first_time",
-        "last_time",
+        "total_tokens",
     )
 
     def __init__(self, session_id: str, identity_rule: IdentityRule = DEFAULT_IDENTITY_RULE) -> None:

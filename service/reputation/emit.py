@@ -58,9 +58,7 @@ def events_for_run(run: FinalizedRun) -> list[ReputationEvent]:
         return [_event(run, "execution_error", 0.0, 0.0, stage=run.failure_stage, reason=run.failure_reason_code)]
     events = [_event(run, "run_trust", (run.trust_score - 50) / 50, 1.0)]
     for failure_type, severity, impact in run.causes_by_type():
-        events.append(
-            _event(run, f"failure.{failure_type}", impact / 100, 0.0, severity=severity, impact=str(impact))
-        )
+        events.append(_event(run, f"failure.{failure_type}", impact / 100, 0.0, severity=severity, impact=str(impact)))
     if run.session_composite is not None:
         events.append(_event(run, "session_performance", (run.session_composite - 5) / 5, 1.0))
     return events

@@ -91,7 +91,9 @@ def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str)
             raise FieldError(f"{field}.event_id", "event_id must be a UUID") from exc
     else:
         content = {k: v for k, v in signal.items() if k != "event_id" and v is not None}
-        event_id = event_uuid(tenant, "signal", orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str).decode())
+        event_id = event_uuid(
+            tenant, "signal", orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str).decode()
+        )
     timestamp = signal.get("timestamp") or now
     if timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)

@@ -1,5 +1,6 @@
 """One way to reach ClickHouse: clickhouse-connect, for the embedded engine (chdb://) and servers alike."""
 
+import contextlib
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -35,9 +36,7 @@ def _open(dsn: str, database: str | None) -> Client:
     try:
         if dsn.startswith("chdb://"):
             return clickhouse_connect.get_client(dsn=dsn, database=database)
-        return clickhouse_connect.get_client(
-            dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False
-        )
+        return clickhouse_connect.get_client(dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False)
     except ProgrammingError as exc:
         if "Cannot lock file" in str(exc):
             raise StoreLocked(
@@ -91,8 +90,6 @@ class Store:
         with self._lock:
             clients, self._clients = self._clients, []
         for client in clients:
-            try:
+            with contextlib.suppress(Exception):  # best effort: the engine may already be gone
                 client.close()
-            except Exception:  # closing is best effort; the engine may already be gone
-                pass
         self._local = threading.local()

@@ -55,7 +55,7 @@ def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, s
         " ORDER BY version DESC LIMIT 1 BY run_id",
         parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
-    return dict(result.result_rows)
+    return {run_id: status for run_id, status in result.result_rows}
 
 
 def get_run(store: Store, tenant: str, run_id: str) -> dict[str, Any] | None:

@@ -26,7 +26,13 @@ def create_key(body: KeyCreate, request: Request, principal: Annotated[Principal
         raise Problem(403, "Forbidden", "only the operator tenant creates keys for other tenants", field="tenant")
     store = request.app.state.store_holder.get()
     created = keys.create_key(store, body.tenant, list(body.scopes), body.name, datetime.now(UTC))
-    return {"id": created.key_id, "key": created.key, "tenant": created.tenant, "scopes": created.scopes, "name": created.name}
+    return {
+        "id": created.key_id,
+        "key": created.key,
+        "tenant": created.tenant,
+        "scopes": created.scopes,
+        "name": created.name,
+    }
 
 
 @router.get("/keys", response_model=KeyList, summary="List keys (never the secrets)")

@@ -40,9 +40,7 @@ def post_signals(
 ) -> Any:
     signals = body.events
     now = datetime.now(UTC)
-    events = [
-        report.signal_event(principal.tenant, s.model_dump(), now, f"events[{i}]") for i, s in enumerate(signals)
-    ]
+    events = [report.signal_event(principal.tenant, s.model_dump(), now, f"events[{i}]") for i, s in enumerate(signals)]
     accepted = reputation_store.insert_events(_store(request), principal.tenant, events)
     return {
         "accepted": accepted,

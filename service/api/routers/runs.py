@@ -49,9 +49,7 @@ def open_run(body: RunOpen, request: Request, principal: Annotated[Principal, De
 @router.post(
     "/runs/{run_id:path}/events", response_model=EventsAccepted, summary="Append events", openapi_extra=EVENTS_BODY
 )
-async def append_events(
-    run_id: str, request: Request, principal: Annotated[Principal, Depends(auth.ingest)]
-) -> Any:
+async def append_events(run_id: str, request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Any:
     events = parse_run(await request.body()).events
     settings = request.app.state.settings
     total = await run_in_threadpool(
