@@ -1,0 +1,80 @@
+"""The service's vocabulary: the names and values that the engine, the store, the API, the CLI, the UI
+and Grafana share. Each lives here once; the UI's copy is generated from this module (`python -m
+service.codegen`), and a test fails while a generated file is stale.
+
+Pure constants: importing this module touches nothing else, so the diagnosis engine may use it.
+The failure types and score dimensions are not here: they come from the detector registry
+(`service.diagnosis.detectors.DETECTORS`), so adding a detector adds them.
+"""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+
+class Readiness(StrEnum):
+    """A run's verdict (SPEC §4), from the best to the worst."""
+
+    READY = "ready_for_runtime"
+    REVIEW = "review_recommended"
+    UNSAFE = "unsafe_for_production"
+
+
+class ExecutionStatus(StrEnum):
+    """How a finalized run ended (SPEC §6)."""
+
+    OK = "ok"
+    QUALITY_FAILURE = "quality_failure"
+    EXECUTION_ERROR = "execution_error"
+
+
+class RunStatus(StrEnum):
+    OPEN = "open"
+    FINALIZED = "finalized"
+
+
+class RunKind(StrEnum):
+    """Where a run came from: sent as run events, or built from OTLP log records."""
+
+    RUN = "run"
+    SESSION = "session"
+
+
+class Scope(StrEnum):
+    INGEST = "ingest"
+    READ = "read"
+    ADMIN = "admin"
+
+
+SCOPES: tuple[str, ...] = tuple(Scope)
+
+# Reputation categories and their weights in the overall score (SPEC §7).
+CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
+CATEGORIES: tuple[str, ...] = tuple(CATEGORY_WEIGHTS)
+TASK_QUALITY = "task_quality"
+
+# Stages of a harness at which a run can fail for reasons that are not the agent's (SPEC §6).
+STAGES: tuple[str, ...] = ("setup", "repo_setup", "agent", "evaluator", "teardown")
+# Open-ended: any other reason code is accepted as given.
+KNOWN_REASON_CODES: tuple[str, ...] = (
+    "provider_error", "template_error", "script_error", "clone_error", "evaluator_error", "budget_exceeded",
+    "toolchain_missing",
+)  # fmt: skip
+
+# The operator tenant: it owns the first-start admin key and manages every tenant's keys.
+DEFAULT_TENANT = "default"
+# Files in the data directory.
+ADMIN_KEY_FILE = "admin.key"
+SERVER_FILE = "server.json"
+
+# Times the service accepts anywhere a client sends one. Reputation days are ClickHouse `Date`
+# (1970-01-01 .. 2149-06-06) and windows reach 119 days back from a day, so a run's time must lie in
+# [EARLIEST, LATEST) for everything derived from it to be storable.
+EARLIEST = datetime(1970, 5, 1, tzinfo=UTC)
+LATEST = datetime(2149, 1, 1, tzinfo=UTC)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EARLIEST_MS = int((EARLIEST - _EPOCH).total_seconds() * 1000)
+LATEST_MS = int((LATEST - _EPOCH).total_seconds() * 1000)
+TIME_RULE = f"between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}"
+
+# Reported reputation figures are rounded to this many decimals (SPEC §7); exact values stay internal.
+REPORTED_DECIMALS = 9
