@@ -15,8 +15,8 @@ import httpx
 import orjson
 
 from bench.store import percentile
-from tests.factory import make_session
-from tests.live import free_port
+from service.testing.factory import make_session
+from service.testing.live import free_port
 
 BATCH = 500
 BATCHES = 8

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from service.diagnosis import Diagnosis, diagnose
-from tests.factory import make_events
+from service.testing.factory import make_events
 
 BIG_RUN = 100_000
 SMALL_RUN = 50

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import orjson
 
-from service import runs
 from service.diagnosis import parse_run
+from service.services import runs
+from service.services.inputs import session_input
 from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store.client import Store
@@ -59,10 +60,10 @@ def _timed(call, repeat: int) -> list[float]:
 
 def _ingest_rate(store: Store) -> float:
     rng = random.Random(5)
-    from tests.factory import make_session
+    from service.testing.factory import make_session
 
     sessions = [
-        runs.session_input(parse_run(orjson.dumps(make_session(rng, f"ingest-{i}", f"agent-{i % 50}", 50))))
+        session_input(parse_run(orjson.dumps(make_session(rng, f"ingest-{i}", f"agent-{i % 50}", 50))))
         for i in range(2000)
     ]
     started = time.perf_counter()

@@ -1,9 +1,11 @@
 """The `repute` command line. Each command is thin: it parses options and calls a service module."""
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import orjson
 import typer
@@ -11,6 +13,9 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from service.settings import get_settings
+
+if TYPE_CHECKING:
+    from service.client import ApiClient
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Repute: agent run diagnosis and reputation.")
 keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys.")
@@ -24,7 +29,7 @@ def _root() -> None:
     """Repute: agent run diagnosis and reputation."""
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr and an exit code; never a traceback."""
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -35,14 +40,23 @@ def print_json(value: Any) -> None:
     sys.stdout.write("\n")
 
 
-def _backend() -> Any:
-    from service.backend import ApiError, open_backend
-    from service.store.client import StoreUnavailable
+@contextmanager
+def api() -> Iterator["ApiClient"]:
+    """The API: a running server that owns this store, else the app in this process. A refusal is one
+    line on stderr and exit 2; a store that cannot be opened too."""
+    from service.client import ApiError, open_client
+    from service.errors import StoreUnavailable
 
     try:
-        return open_backend(get_settings())
+        client = open_client(get_settings())
     except (StoreUnavailable, ApiError) as exc:
         fail(str(exc))
+    try:
+        yield client
+    except ApiError as exc:
+        fail(str(exc))
+    finally:
+        client.close()
 
 
 @app.command()
@@ -59,8 +73,9 @@ def serve(
 @app.command()
 def migrate() -> None:
     """Apply pending ClickHouse migrations (idempotent)."""
-    from service.backend import running_server
-    from service.store.client import Store, StoreUnavailable
+    from service.client.server_file import running_server
+    from service.errors import MigrationError, StoreUnavailable
+    from service.store.client import Store
     from service.store.migrate import migrate as apply
 
     settings = get_settings()
@@ -73,7 +88,7 @@ def migrate() -> None:
             applied = apply(store)
         finally:
             store.close()
-    except StoreUnavailable as exc:
+    except (StoreUnavailable, MigrationError) as exc:
         fail(str(exc))
     out.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
 
@@ -122,20 +137,14 @@ def judge(
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="session files, directories of them, OTLP JSONL files")],
-    identity: Annotated[str | None, typer.Option(help="identity for runs that name none")] = None,
+    identity: Annotated[str | None, typer.Option(help="identity for session files that name none")] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=5000)] = 200,
 ) -> None:
     """Store, finalize and diagnose runs from files; bad files are reported and skipped."""
-    from service.backend import ApiError
-    from service.ingest import ingest_paths
+    from service.client.ingest import ingest_paths
 
-    backend = _backend()
-    try:
-        summary = ingest_paths(backend, paths, identity, batch_size, out, err)
-    except ApiError as exc:
-        fail(f"the server refused a batch: {exc}")
-    finally:
-        backend.close()
+    with api() as client:
+        summary = ingest_paths(client, paths, identity, batch_size, out, err)
     out.print(summary.line())
     if summary.failed and not summary.stored and not summary.existing:
         raise typer.Exit(1)
@@ -151,13 +160,10 @@ def list_runs(
     as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
 ) -> None:
     """List runs, newest first."""
-    backend = _backend()
-    try:
-        rows = backend.list_runs(
-            identity=identity, suite=suite, readiness=readiness, execution_status=execution_status, limit=limit
-        )
-    finally:
-        backend.close()
+    filters = {"identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status}
+    with api() as client:
+        params = {name: value for name, value in filters.items() if value}
+        rows = client.json("GET", "/v1/runs", params={**params, "limit": limit})["runs"]
     if as_json:
         print_json(rows)
         return
@@ -191,11 +197,8 @@ def reputation(
         day = date.fromisoformat(as_of) if as_of else datetime.now(UTC).date()
     except ValueError:
         fail(f"--as-of must be YYYY-MM-DD, got {as_of!r}")
-    backend = _backend()
-    try:
-        found = backend.reputation(identity, day)
-    finally:
-        backend.close()
+    with api() as client:
+        found = client.json("GET", f"/v1/identities/{identity}/reputation", params={"as_of": day.isoformat()})
     if found is None:
         fail(f"no identity {identity!r}", 1)
     if as_json:
@@ -216,17 +219,14 @@ def summary(
     as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
 ) -> None:
     """Suite summary: tasks after trial aggregation, execution errors kept apart from quality."""
-    backend = _backend()
-    try:
-        found = backend.suite_summary(suite, text=not as_json)
-    finally:
-        backend.close()
+    with api() as client:
+        found = client.request("GET", f"/v1/suites/{suite}/summary", params={"format": "json" if as_json else "text"})
     if found is None:
         fail(f"no finalized run in suite {suite!r}", 1)
     if as_json:
-        print_json(found)
+        print_json(found.json())
     else:
-        sys.stdout.write(f"{found}\n")
+        sys.stdout.write(found.text)
 
 
 @app.command()
@@ -250,25 +250,20 @@ def gate(
     if max_error_rate is not None:
         if not suite:
             fail("--max-execution-error-rate needs --suite")
-        backend = _backend()
-        try:
-            found = backend.suite_summary(suite, text=False)
-        finally:
-            backend.close()
+        with api() as client:
+            found = client.json("GET", f"/v1/suites/{suite}/summary")
         if found is None:
             fail(f"no finalized run in suite {suite!r}")
         result = gate_suite_errors(found, max_error_rate)
     elif run_id is not None:
-        backend = _backend()
-        try:
-            run = backend.get_run(run_id)
-        finally:
-            backend.close()
+        with api() as client:
+            run = client.json("GET", f"/v1/runs/{run_id}")
         if run is None:
             fail(f"no run {run_id!r}")
         result = gate_run(run, min_trust, allow_review)
     else:
         assert file is not None  # exactly one of the three was given
+        verdict: dict[str, Any] = {}
         try:
             data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
             verdict = verdict_of_file(data, get_settings().quality_pass_threshold)
@@ -284,11 +279,8 @@ def gate(
 @app.command()
 def alerts(as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False) -> None:
     """Fleet degradation alerts firing now (thresholds: REPUTE_ALERT_* settings)."""
-    backend = _backend()
-    try:
-        found = backend.alerts()
-    finally:
-        backend.close()
+    with api() as client:
+        found = client.json("GET", "/v1/alerts")
     if as_json:
         print_json(found)
         return
@@ -309,10 +301,11 @@ def demo(
     tenant: Annotated[str, typer.Option()] = "default",
 ) -> None:
     """Fill the configured store with a synthetic fleet, so the dashboards and alerts have something to show."""
-    from service.backend import running_server
-    from service.demo import DemoOptions, seed_demo
-    from service.ids import FieldError, check_id
-    from service.store.client import Store, StoreUnavailable
+    from service.client.server_file import running_server
+    from service.errors import FieldError, StoreUnavailable
+    from service.ids import check_id
+    from service.services.demo import DemoOptions, seed_demo
+    from service.store.client import Store
     from service.store.migrate import migrate as apply
 
     try:
@@ -342,40 +335,23 @@ def keys_create(
     name: Annotated[str, typer.Option()] = "",
 ) -> None:
     """Create a key; the secret is shown once."""
-    from service.ids import FieldError, check_id
-
-    try:
-        check_id(tenant, "tenant")
-    except FieldError as exc:
-        fail(str(exc))
-    backend = _backend()
-    try:
-        created = backend.create_key(tenant, scopes, name)
-    except ValueError as exc:
-        fail(str(exc))
-    finally:
-        backend.close()
+    with api() as client:
+        created = client.json("POST", "/v1/keys", json={"tenant": tenant, "scopes": scopes, "name": name})
     print_json(created)
 
 
 @keys_app.command("list")
 def keys_list() -> None:
     """List keys (never the secrets)."""
-    backend = _backend()
-    try:
-        print_json(backend.list_keys())
-    finally:
-        backend.close()
+    with api() as client:
+        print_json(client.json("GET", "/v1/keys")["keys"])
 
 
 @keys_app.command("revoke")
 def keys_revoke(key_id: Annotated[str, typer.Argument()]) -> None:
     """Revoke a key."""
-    backend = _backend()
-    try:
-        revoked = backend.revoke_key(key_id)
-    finally:
-        backend.close()
+    with api() as client:
+        revoked = client.request("DELETE", f"/v1/keys/{key_id}") is not None
     if not revoked:
         fail(f"no active key {key_id!r}", 1)
     out.print(f"revoked {key_id}")

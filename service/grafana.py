@@ -2,8 +2,8 @@
 provisioned alert rule runs a rule of sql/alerts/. Their query parameters become the ClickHouse plugin's
 macros and the dashboards' template variables, so Grafana runs the very text the service and the tests run.
 
-`python -m service.grafana` rewrites grafana/dashboards/*.json and grafana/provisioning/alerting/repute.json;
-a test fails when those files are not what this module renders.
+`python -m service.codegen` rewrites grafana/dashboards/*.json and grafana/provisioning/alerting/repute.json
+with the other generated files; a test fails when those files are not what this module renders.
 """
 
 import json
@@ -16,6 +16,7 @@ from typing import Any
 from service.alerts.rules import RULES, Rule
 from service.settings import Settings
 from service.store.queries import load
+from service.vocab import DEFAULT_TENANT
 
 GRAFANA_DIR = Path(__file__).resolve().parents[1] / "grafana"
 DASHBOARDS_DIR = GRAFANA_DIR / "dashboards"
@@ -23,7 +24,7 @@ ALERTING_FILE = GRAFANA_DIR / "provisioning" / "alerting" / "repute.json"
 DATASOURCE = {"type": "grafana-clickhouse-datasource", "uid": "repute-clickhouse"}
 EXPRESSIONS = {"type": "__expr__", "uid": "__expr__"}
 CONTACT_POINT = "repute-webhook"
-ALERT_TENANT = "default"  # Grafana alert rules cannot use dashboard variables: they watch this tenant
+ALERT_TENANT = DEFAULT_TENANT  # Grafana alert rules cannot use dashboard variables: they watch this tenant
 _PARAMETER = re.compile(r"\{(\w+):[^{}]+\}")
 Literal = bool | int | float | str
 
@@ -133,9 +134,9 @@ class Dashboard:
             "type": "textbox",
             "name": "tenant",
             "label": "Tenant",
-            "query": "default",
-            "current": {"text": "default", "value": "default"},
-            "options": [{"selected": True, "text": "default", "value": "default"}],
+            "query": DEFAULT_TENANT,
+            "current": {"text": DEFAULT_TENANT, "value": DEFAULT_TENANT},
+            "options": [{"selected": True, "text": DEFAULT_TENANT, "value": DEFAULT_TENANT}],
         }
         identity = {
             "type": "query",
@@ -281,14 +282,3 @@ def rendered() -> dict[Path, str]:
 
 def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def main() -> None:
-    for path, content in rendered().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
-        print(path.relative_to(GRAFANA_DIR.parent))
-
-
-if __name__ == "__main__":
-    main()

@@ -5,19 +5,13 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
+from service.errors import FieldError
+
 ID_PATTERN = r"^[A-Za-z0-9._:@/+\-]{1,256}$"
 _ID = re.compile(ID_PATTERN)
 ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ / + -"
 
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-
-
-class FieldError(ValueError):
-    """A client value that cannot be used; `field` names it (e.g. 'events[3].identity', 'query.cursor')."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 class InvalidIdentifier(FieldError):

@@ -6,17 +6,18 @@ import logging
 import uvicorn
 
 from service.api.app import create_app
-from service.backend import write_server_file
+from service.client.server_file import write_server_file
+from service.errors import StoreLocked, StoreUnavailable
 from service.settings import Settings
-from service.store.client import StoreLocked, StoreUnavailable
+from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 
 log = logging.getLogger("repute.server")
 
 
 def _announce_admin_key(settings: Settings, created_key: str | None) -> None:
-    path = settings.data_dir / "admin.key"
+    path = settings.data_dir / ADMIN_KEY_FILE
     if created_key:
-        print(f"admin key (tenant 'default', shown once; also in {path}):\n{created_key}", flush=True)
+        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created_key}", flush=True)
     elif path.exists():
         print(f"admin key: {path.read_text().strip()}  (from {path})", flush=True)
 

@@ -45,12 +45,24 @@ class Scope(StrEnum):
     ADMIN = "admin"
 
 
-SCOPES: tuple[str, ...] = tuple(Scope)
+SCOPES: tuple[str, ...] = tuple(scope.value for scope in Scope)
 
-# Reputation categories and their weights in the overall score (SPEC §7).
-CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
-CATEGORIES: tuple[str, ...] = tuple(CATEGORY_WEIGHTS)
-TASK_QUALITY = "task_quality"
+
+class Category(StrEnum):
+    """Reputation categories (SPEC §7)."""
+
+    TASK_QUALITY = "task_quality"
+    ECONOMIC = "economic"
+    IDENTITY_HYGIENE = "identity_hygiene"
+
+
+# Each category's weight in the overall score.
+CATEGORY_WEIGHTS: dict[str, float] = {
+    Category.TASK_QUALITY: 0.40,
+    Category.ECONOMIC: 0.35,
+    Category.IDENTITY_HYGIENE: 0.25,
+}
+CATEGORIES: tuple[str, ...] = tuple(category.value for category in Category)
 
 # Stages of a harness at which a run can fail for reasons that are not the agent's (SPEC §6).
 STAGES: tuple[str, ...] = ("setup", "repo_setup", "agent", "evaluator", "teardown")

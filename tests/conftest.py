@@ -83,8 +83,8 @@ from datetime import UTC, datetime  # noqa: E402
 import httpx  # noqa: E402
 
 from service.api.app import create_app  # noqa: E402
-from service.keys import SCOPES, create_key  # noqa: E402
-from tests.live import serve_in_thread  # noqa: E402
+from service.services.keys import SCOPES, create_key  # noqa: E402
+from service.testing.live import serve_in_thread  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -120,7 +120,7 @@ def client(make_client, tenant: str) -> httpx.Client:
 def demo_fleet(embedded_store: Store) -> tuple[str, datetime]:
     """`repute demo` (21 days, 12 identities, seed 7) stored in tenant `default` up to the real now, the
     tenant the provisioned Grafana watches: (the degrading identity, now)."""
-    from service.demo import DemoOptions, seed_demo
+    from service.services.demo import DemoOptions, seed_demo
 
     now = datetime.now(UTC)
     summary = seed_demo(embedded_store, "default", DemoOptions(days=21, identities=12, seed=7), now, 0.8)
@@ -131,7 +131,7 @@ def demo_fleet(embedded_store: Store) -> tuple[str, datetime]:
 def cli_as(base_url: str, embedded_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
     """cli_as(tenant, scopes) points the CLI (run in this process with CliRunner) at the live server,
     which owns the store, as that tenant."""
-    from service.backend import write_server_file
+    from service.client.server_file import write_server_file
     from service.settings import get_settings
 
     def point(tenant: str, scopes: tuple[str, ...] = SCOPES) -> None:

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from service.diagnosis import DIMENSIONS
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.reputation.model import ReputationEvent
-from service.runs import DIMENSIONS
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store.client import Store
+from service.store.records import RunRecord
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 IMPACT = {
@@ -26,7 +27,7 @@ ERROR = ("agent", "provider_error")
 class FleetWriter:
     store: Store
     tenant: str
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[RunRecord] = field(default_factory=list)
     failures: list[list[Any]] = field(default_factory=list)
     events: list[ReputationEvent] = field(default_factory=list)
     count: int = 0
@@ -74,16 +75,15 @@ def _run_row(
     status: str,
     stage: str,
     reason: str,
-) -> dict[str, Any]:
-    return {
-        "tenant": tenant, "run_id": run_id, "version": 1, "identity": identity, "kind": "run", "suite": "demo",
-        "task_id": run_id, "trial": None, "metadata": "{}", "created_at": at, "started_at": at - timedelta(minutes=3),
-        "ended_at": at, "run_at": at, "finalized_at": at, "status": "finalized", "execution_status": status,
-        "failure_stage": stage, "failure_reason_code": reason, "failure_message": "", "score": trust / 100,
-        "trust_score": trust, "readiness": readiness, "primary_failure": failures[0] if failures else "",
-        **dict.fromkeys(DIMENSIONS, 100), "session_composite": None, "session_performance": "", "event_count": 20,
-        "tool_calls": 6, "errors": 0, "total_tokens": 4000, "diagnosis": "{}", "diagnosis_hash": "",
-    }  # fmt: skip
+) -> RunRecord:
+    return RunRecord(
+        tenant=tenant, run_id=run_id, version=1, identity=identity, suite="demo", task_id=run_id, created_at=at,
+        started_at=at - timedelta(minutes=3), ended_at=at, run_at=at, finalized_at=at, status="finalized",
+        execution_status=status, failure_stage=stage, failure_reason_code=reason, score=trust / 100,
+        trust_score=trust, readiness=readiness, primary_failure=failures[0] if failures else "",
+        dimension_scores=dict.fromkeys(DIMENSIONS, 100), event_count=20, tool_calls=6, total_tokens=4000,
+        diagnosis="{}",
+    )  # fmt: skip
 
 
 def steady_day(writer: FleetWriter, day: int, identities: int = 6, now: datetime = NOW) -> None:
@@ -111,7 +111,7 @@ def unsafe_day(writer: FleetWriter, now: datetime = NOW) -> None:
     unsafe_for_production: 6 of 25 quality runs."""
     steady_fleet(writer, range(1, 30), now=now)
     steady_day(writer, 0, now=now)
-    for row in writer.runs:
-        if row["primary_failure"]:
-            row["readiness"] = "unsafe_for_production"
+    for record in writer.runs:
+        if record.primary_failure:
+            record.readiness = "unsafe_for_production"
     writer.flush()

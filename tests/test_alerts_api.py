@@ -12,8 +12,8 @@ from service.api.app import create_app
 from service.cli import app as cli
 from service.settings import Settings
 from service.store.client import Store
+from service.testing.live import free_port
 from tests.fleet import FleetWriter, unsafe_day
-from tests.live import free_port
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from datetime import UTC
 from pathlib import Path
 
 from service.alerts import evaluate
-from service.demo import INCIDENT, DemoOptions, seed_demo
+from service.services.demo import INCIDENT, DemoOptions, seed_demo
 from service.settings import Settings
 from service.store.client import Store
 from tests.fleet import NOW

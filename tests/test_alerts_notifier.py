@@ -16,8 +16,8 @@ from service.alerts.notifier import AlertNotifier, DeliveryFailed, changes, post
 from service.alerts.rules import Alert
 from service.settings import Settings
 from service.store.client import Store
+from service.testing.live import free_port
 from tests.fleet import NOW, FleetWriter, unsafe_day
-from tests.live import free_port
 
 
 class Receiver:

@@ -8,7 +8,7 @@ import os
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from service.keys import SCOPES
+from service.services.keys import SCOPES
 
 EXAMPLES_PER_OPERATION = int(os.environ.get("REPUTE_FUZZ_EXAMPLES", 30))
 

@@ -13,8 +13,8 @@ import orjson
 import pytest
 
 from service.diagnosis import diagnose
-from tests.factory import make_session
-from tests.live import free_port, start_server_process
+from service.testing.factory import make_session
+from service.testing.live import free_port, start_server_process
 
 AS_OF = "2026-11-01"
 

@@ -6,8 +6,8 @@ import random
 import httpx
 import orjson
 
+from service.testing.factory import make_session
 from tests.conftest import FIXTURES
-from tests.factory import make_session
 from tests.test_outcome import SPEC_TEXT
 
 

@@ -9,12 +9,13 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service import runs
 from service.diagnosis import parse_run
 from service.outcome import KNOWN_STAGES
-from service.reputation.report import reputation_report
+from service.services import runs
+from service.services.inputs import session_input
+from service.services.reputation import reputation_report
 from service.store.client import Store
-from tests.factory import make_session
+from service.testing.factory import make_session
 
 AS_OF = date(2026, 11, 1)
 error_runs = st.lists(
@@ -25,7 +26,7 @@ error_runs = st.lists(
 
 
 def _session(raw: dict) -> runs.SessionInput:
-    return runs.session_input(parse_run(orjson.dumps(raw)))
+    return session_input(parse_run(orjson.dumps(raw)))
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -45,5 +46,5 @@ def test_execution_error_runs_never_move_reputation(embedded_store: Store, error
             raw["events"].append({"event": "error_event", "stage": stage, "reason": reason, "error": "boom"})
         added.append(_session(raw))
     results = runs.ingest_sessions(embedded_store, tenant, added, now, 0.8)
-    assert all(r.row["execution_status"] == "execution_error" and r.row["score"] == 0.0 for r in results)
+    assert all(r.record.execution_status == "execution_error" and r.record.score == 0.0 for r in results)
     assert reputation_report(embedded_store, tenant, "agent-p", AS_OF) == before

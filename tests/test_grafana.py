@@ -88,9 +88,9 @@ def _load(path: Path) -> Any:
 
 
 def test_the_provisioning_is_what_sql_renders() -> None:
-    """Regenerate with `python -m service.grafana` after changing sql/ or service/grafana.py."""
+    """Regenerate with `python -m service.codegen` after changing sql/ or service/grafana.py."""
     for path, content in rendered().items():
-        assert path.exists() and path.read_text() == content, f"{path} is stale: run python -m service.grafana"
+        assert path.exists() and path.read_text() == content, f"{path} is stale: run python -m service.codegen"
     assert set(DASHBOARDS) == {p for p in rendered() if p.parent == DASHBOARDS_DIR}
 
 

@@ -15,8 +15,8 @@ from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 
+from service.testing.live import free_port, start_server_process, wait_until
 from tests.conftest import FIXTURES
-from tests.live import free_port, start_server_process, wait_until
 
 T0 = 1_763_700_000_000_000_000  # 2025-11-21T04:40:00Z in unix nanoseconds
 SECOND = 1_000_000_000

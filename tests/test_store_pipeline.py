@@ -8,13 +8,14 @@ from datetime import UTC, date, datetime
 
 import orjson
 
-from service import runs
 from service.diagnosis import parse_run
-from service.reputation.report import reputation_report, signal_event
+from service.services import runs
+from service.services.inputs import FinalizeRequest, session_input
+from service.services.reputation import reputation_report, signal_event
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store.client import Store
-from tests.factory import make_session
+from service.testing.factory import make_session
 
 TABLES = ("runs", "run_events", "run_failures", "reputation_events", "reputation_daily")
 AS_OF = date(2026, 11, 1)
@@ -34,7 +35,7 @@ def _sessions(count: int, seed: int) -> list[runs.SessionInput]:
     made = []
     for i in range(count):
         raw = make_session(rng, f"run-{i:04d}", f"agent-{i % 7}", rng.randint(5, 60), day_offset=i % 20)
-        made.append(runs.session_input(parse_run(orjson.dumps(raw))))
+        made.append(session_input(parse_run(orjson.dumps(raw))))
     return made
 
 
@@ -73,10 +74,10 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
 def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenant: str) -> None:
     session = _sessions(1, seed=5)[0]
     now = datetime.now(UTC)
-    base = runs._base_row(tenant, session.spec, session.spec.run_id, now)
+    base = runs.new_record(tenant, session.spec, session.spec.run_id, now)
     # Everything a finalize writes except the run's own row, which is written last.
-    partial = runs._finalize_one(runs.FinalizeRequest(base, session.events), now, 0.8)
-    run_store.insert_events(store, runs.event_rows(tenant, session.spec.run_id, session.normalized, 0, now))
+    partial = runs._finalize_one(FinalizeRequest(base, session.events), now, 0.8)
+    run_store.insert_events(store, run_store.event_rows(tenant, session.spec.run_id, session.normalized_events, 0, now))
     run_store.insert_failures(store, partial.failures)
     reputation_store.insert_events(store, tenant, partial.reputation)
 
@@ -105,15 +106,15 @@ def test_hostile_values_are_stored_and_read_back_verbatim(store: Store, tenant: 
         raw = make_session(random.Random(i), f"run-{i}", "agent", 6)
         raw["metadata"] = {"note": value}
         raw["events"][0]["payload"] = value
-        session = runs.session_input(parse_run(orjson.dumps(raw)))
+        session = session_input(parse_run(orjson.dumps(raw)))
         session = replace(session, spec=replace(session.spec, identity=value, run_id=value, suite=value))
         [result] = runs.ingest_sessions(store, hostile_tenant, [session], now, 0.8)
         assert result.created
         row = run_store.get_run(store, hostile_tenant, value)
-        assert row is not None and row["identity"] == value and row["suite"] == value
-        assert orjson.loads(row["metadata"]) == {"note": value}
+        assert row is not None and row.identity == value and row.suite == value
+        assert orjson.loads(row.metadata) == {"note": value}
         assert run_store.load_event_payloads(store, hostile_tenant, value)[0]["payload"] == value
-        assert [r["run_id"] for r in run_store.list_runs(store, hostile_tenant, identity=value)] == [value]
+        assert [r.run_id for r in run_store.list_runs(store, hostile_tenant, identity=value)] == [value]
         report = reputation_report(store, hostile_tenant, value, date(2026, 11, 1))
         assert report is not None and report["events"] == 1
         signal = signal_event(hostile_tenant, {"identity": value, "category": "economic", "event_type": "x",
@@ -131,7 +132,7 @@ from service.store.client import Store
 from service.store.migrate import migrate
 from service.store import runs
 store = Store(Settings(data_dir=sys.argv[1]))
-print(len(migrate(store)), runs.get_run(store, sys.argv[2], 'run-0000')['trust_score'])
+print(len(migrate(store)), runs.get_run(store, sys.argv[2], 'run-0000').trust_score)
 store.close()
 """
 
@@ -145,14 +146,15 @@ def test_restart_keeps_everything_and_migrate_is_a_no_op(tmp_path) -> None:
         "from service.settings import Settings\n"
         "from service.store.client import Store\n"
         "from service.store.migrate import migrate\n"
-        "from service import runs\n"
+        "from service.services import runs\n"
+        "from service.services.inputs import session_input\n"
         "from service.diagnosis import parse_run\n"
         "store = Store(Settings(data_dir=sys.argv[1]))\n"
         "migrate(store)\n"
         "raw = orjson.loads(sys.argv[2])\n"
-        "session = runs.session_input(parse_run(orjson.dumps(raw)))\n"
+        "session = session_input(parse_run(orjson.dumps(raw)))\n"
         "[r] = runs.ingest_sessions(store, 'tenant-r', [session], datetime.now(UTC), 0.8)\n"
-        "print(r.row['trust_score'])\n"
+        "print(r.record.trust_score)\n"
         "store.close()\n"
     )
     raw = make_session(random.Random(1), "run-0000", "agent-r", 30)

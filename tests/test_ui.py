@@ -15,9 +15,10 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from service import runs as run_service
 from service.judge import judge_log_file
-from service.keys import create_key
+from service.services import runs as run_service
+from service.services.inputs import RunSpec, SessionInput
+from service.services.keys import create_key
 from service.store.client import Store
 from service.store.reputation import refresh_scores
 from tests.conftest import FIXTURES
@@ -62,12 +63,12 @@ def _tenant(base_url: str, store: Store) -> Tenant:
 def _seed_otlp_session(store: Store, tenant: str) -> None:
     """An OpenTelemetry session with its performance score, scored by the judge from the shared log."""
     score = judge_log_file(FIXTURES / "otlp_claude_code.jsonl", OTLP_SESSION, workers=1).score
-    spec = run_service.RunSpec(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
+    spec = RunSpec(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
     events = [
         {"event": "tool_call", "timestamp": "2026-11-20T13:00:00Z", "tool": "Read", "args": {"file_path": "a.py"}},
         {"event": "tool_output", "timestamp": "2026-11-20T13:00:01Z", "tool": "Read", "status": "ok"},
     ]
-    session = run_service.SessionInput(spec, events, session_performance=score.to_dict())
+    session = SessionInput(spec, events, session_performance=score.to_dict())
     run_service.ingest_sessions(store, tenant, [session], datetime.now(UTC), 0.8)
 
 

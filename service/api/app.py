@@ -13,8 +13,8 @@ from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
-from service.otlp import finalize_idle
 from service.periodic import Periodic
+from service.services.sessions import finalize_idle
 from service.settings import Settings, get_settings
 from service.store.client import Store
 

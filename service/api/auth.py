@@ -7,7 +7,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api.errors import Problem
-from service.keys import Principal, verify_key
+from service.services.keys import Principal, verify_key
 
 _bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer rpt_...`")
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
@@ -34,3 +34,4 @@ def require(scope: str) -> Callable[..., Principal]:
 ingest = require("ingest")
 read = require("read")
 admin = require("admin")
+SCOPE_DEPENDENCIES = (ingest, read, admin)

@@ -11,11 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from service.diagnosis import InputError
-from service.ids import FieldError
-from service.outcome import OutcomeInputError
-from service.runs import RunConflict, RunNotFound, RunTooLarge
-from service.store.client import StoreUnavailable
+from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 
 PROBLEM_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 5
@@ -83,30 +79,11 @@ def install(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else "request failed"
         return problem_response(request, exc.status_code, _title(exc.status_code), detail, headers=exc.headers)
 
-    @app.exception_handler(InputError)
-    async def _input(request: Request, exc: InputError) -> Response:
-        status = 400 if exc.field == "" else 422
-        return _field_problem(request, status, _title(status), exc.field, str(exc))
-
-    @app.exception_handler(FieldError)
-    async def _field(request: Request, exc: FieldError) -> Response:
-        return _field_problem(request, 422, "Unprocessable Content", exc.field, str(exc))
-
-    @app.exception_handler(OutcomeInputError)
-    async def _outcome(request: Request, exc: OutcomeInputError) -> Response:
-        return _field_problem(request, 422, "Unprocessable Content", exc.field, str(exc))
-
-    @app.exception_handler(RunNotFound)
-    async def _not_found(request: Request, exc: RunNotFound) -> Response:
-        return problem_response(request, 404, "Not Found", f"no run {exc.args[0]!r}")
-
-    @app.exception_handler(RunConflict)
-    async def _conflict(request: Request, exc: RunConflict) -> Response:
-        return problem_response(request, 409, "Conflict", str(exc))
-
-    @app.exception_handler(RunTooLarge)
-    async def _too_large(request: Request, exc: RunTooLarge) -> Response:
-        return _field_problem(request, 422, "Unprocessable Content", "events", str(exc))
+    @app.exception_handler(ClientError)
+    async def _client(request: Request, exc: ClientError) -> Response:
+        if isinstance(exc, NotFound | Conflict) and not exc.field:  # about a thing, not a field
+            return problem_response(request, exc.status, _title(exc.status), str(exc))
+        return _field_problem(request, exc.status, _title(exc.status), exc.field, str(exc))
 
     @app.exception_handler(StoreUnavailable)
     async def _unavailable(request: Request, exc: StoreUnavailable) -> Response:

@@ -1,18 +1,18 @@
 """Request and response bodies of the REST API (OpenAPI at /docs)."""
 
 from datetime import UTC, date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from service.ids import Identifier
-from service.keys import SCOPES
-from service.store.rows import EARLIEST, LATEST, storable
+from service.store.rows import storable
+from service.vocab import SCOPES, TIME_RULE, Category, ExecutionStatus, Scope
 
 
 def _storable_time(value: datetime) -> datetime:
     if not storable(value):
-        raise ValueError(f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+        raise ValueError(f"must lie {TIME_RULE}")
     return value
 
 
@@ -47,7 +47,7 @@ class RunOpen(Strict):
 class Execution(BaseModel):
     model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
-    status: Literal["ok", "quality_failure", "execution_error"] | None = None
+    status: ExecutionStatus | None = None
     stage: str | None = Field(default=None, max_length=64)
     reason: str | None = Field(default=None, max_length=128)
     message: str | None = Field(default=None, max_length=4096)
@@ -136,8 +136,10 @@ class SessionBatchResult(BaseModel):
 
 
 class Signal(Strict):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, use_enum_values=True)
+
     identity: Identifier
-    category: Literal["task_quality", "economic", "identity_hygiene"]
+    category: Category
     event_type: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:\-]+$")
     score_delta: float = Field(ge=-1, le=1)
     confidence: float = Field(default=1.0, ge=0, le=1)
@@ -230,7 +232,7 @@ class History(BaseModel):
 
 class KeyCreate(Strict):
     tenant: Identifier = "default"
-    scopes: list[Literal["ingest", "read", "admin"]] = Field(min_length=1, max_length=len(SCOPES))
+    scopes: list[Scope] = Field(min_length=1, max_length=len(SCOPES))
     name: str = Field(default="", max_length=200)
 
     model_config = ConfigDict(

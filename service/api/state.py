@@ -4,7 +4,7 @@ is down still starts, answers /healthz, and returns 503 until the store is back.
 import threading
 from datetime import UTC, datetime
 
-from service.keys import CreatedKey, ensure_admin_key
+from service.services.keys import CreatedKey, ensure_admin_key
 from service.settings import Settings
 from service.store.client import Store
 from service.store.migrate import migrate

@@ -9,15 +9,8 @@ import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, ProgrammingError
 
+from service.errors import StoreLocked, StoreUnavailable
 from service.settings import Settings
-
-
-class StoreUnavailable(RuntimeError):
-    """ClickHouse cannot be reached or opened; callers answer 503 and acknowledge nothing."""
-
-
-class StoreLocked(StoreUnavailable):
-    """Another process owns the embedded store at this path."""
 
 
 def _database_of(dsn: str, default: str) -> str:
@@ -85,6 +78,10 @@ class Store:
             self._local.client = client
             self._track(client)
         return client
+
+    def ping(self) -> None:
+        """Raises StoreUnavailable (or the driver's OperationalError) when ClickHouse does not answer."""
+        self.client.query("SELECT 1")
 
     def close(self) -> None:
         with self._lock:

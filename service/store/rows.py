@@ -5,6 +5,8 @@ from typing import Any
 
 from clickhouse_connect.driver.query import QueryResult
 
+from service.vocab import EARLIEST, LATEST
+
 
 def from_epoch_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
@@ -25,12 +27,6 @@ def dicts(result: QueryResult) -> list[dict[str, Any]]:
 def to_millis(value: datetime) -> datetime:
     """Truncated to DateTime64(3) precision, so what is returned equals what is stored."""
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-# Times the store can hold: reputation days are ClickHouse `Date` (1970-01-01 .. 2149-06-06), and
-# windows reach 119 days back from a day.
-EARLIEST = datetime(1970, 5, 1, tzinfo=UTC)
-LATEST = datetime(2149, 1, 1, tzinfo=UTC)
 
 
 def storable(value: datetime) -> bool:

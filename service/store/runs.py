@@ -6,19 +6,12 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis import Event
 from service.store.client import Store
 from service.store.queries import load
-from service.store.rows import as_utc, dicts
+from service.store.records import RUN_COLUMNS, RunRecord, run_record, run_row
+from service.store.rows import as_utc, dicts, from_epoch_ms
 
-RUN_COLUMNS = (
-    "tenant", "run_id", "version", "identity", "kind", "suite", "task_id", "trial", "metadata",
-    "created_at", "started_at", "ended_at", "run_at", "finalized_at", "status", "execution_status",
-    "failure_stage", "failure_reason_code", "failure_message", "score", "trust_score", "readiness",
-    "primary_failure", "loop_control", "memory_integrity", "tool_output_utilization", "context_health",
-    "cost_efficiency", "skill_adherence", "session_composite", "session_performance", "event_count",
-    "tool_calls", "errors", "total_tokens", "diagnosis", "diagnosis_hash",
-)  # fmt: skip
-RUN_DATETIME_COLUMNS = ("created_at", "started_at", "ended_at", "run_at", "finalized_at")
 EVENT_COLUMNS = ("tenant", "run_id", "seq", "event_id", "event_type", "timestamp", "payload", "ingested_at")
 FAILURE_COLUMNS = (
     "tenant", "run_id", "position", "identity", "run_at", "failure_type", "severity", "impact_score",
@@ -26,26 +19,48 @@ FAILURE_COLUMNS = (
 )  # fmt: skip
 
 
-def insert_runs(store: Store, rows: Sequence[dict[str, Any]]) -> None:
-    if rows:
-        store.client.insert("runs", [[row[c] for c in RUN_COLUMNS] for row in rows], column_names=RUN_COLUMNS)
+def event_rows(tenant: str, run_id: str, normalized: Sequence[Event], first_seq: int, now: datetime) -> list[list[Any]]:
+    """Rows of run_events for normalized events that start at position `first_seq` of the run."""
+    rows = []
+    for offset, event in enumerate(normalized):
+        seq = first_seq + offset
+        event_id = event.event_id if "event_id" in event.data else f"event_{seq}"
+        payload = orjson.dumps(event.data).decode()
+        rows.append([tenant, run_id, seq, event_id, event.type, from_epoch_ms(event.timestamp_ms), payload, now])
+    return rows
 
 
-def _run_from_row(row: dict[str, Any]) -> dict[str, Any]:
-    for column in RUN_DATETIME_COLUMNS:
-        if column in row:
-            row[column] = as_utc(row[column])
-    return row
+def failure_rows(record: RunRecord, causes: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """Rows of run_failures for a finalized run's causes (the diagnosis' `failure_causes`)."""
+    rows = []
+    primary_seen = False
+    for position, cause in enumerate(causes):
+        is_primary = not primary_seen and cause["type"] == record.primary_failure
+        primary_seen = primary_seen or is_primary
+        rows.append([
+            record.tenant, record.run_id, position, record.identity, record.run_at, cause["type"],
+            cause["severity"], cause["impact_score"], is_primary, cause["description"],
+            cause["causal_chain"], list(cause["evidence"]), cause["remediation"],
+        ])  # fmt: skip
+    return rows
 
 
-def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+_SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+
+
+def insert_runs(store: Store, records: Sequence[RunRecord]) -> None:
+    if records:
+        store.client.insert("runs", [run_row(record) for record in records], column_names=RUN_COLUMNS)
+
+
+def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
     """The latest version of each run that exists, by run id."""
     result = store.client.query(
-        "SELECT * FROM runs WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
+        _SELECT_RUN + " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
         " ORDER BY version DESC LIMIT 1 BY run_id",
         parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
-    return {row["run_id"]: _run_from_row(row) for row in dicts(result)}
+    return {row["run_id"]: run_record(row) for row in dicts(result)}
 
 
 def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, str]:
@@ -58,7 +73,7 @@ def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, s
     return {run_id: status for run_id, status in result.result_rows}
 
 
-def get_run(store: Store, tenant: str, run_id: str) -> dict[str, Any] | None:
+def get_run(store: Store, tenant: str, run_id: str) -> RunRecord | None:
     return get_runs(store, tenant, [run_id]).get(run_id)
 
 
@@ -119,7 +134,7 @@ def list_runs(
     until: datetime | None = None,
     after: tuple[datetime, str] | None = None,
     limit: int = 50,
-) -> list[dict[str, Any]]:
+) -> list[RunRecord]:
     """Runs newest first (by run time, then id); `after` is the (run_at, run_id) of the last row seen."""
     parameters = {
         "tenant": tenant,
@@ -135,8 +150,9 @@ def list_runs(
         "after_id": after[1] if after else "",
         "limit": limit,
     }
-    return [_run_from_row(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
+    return [run_record(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
 
 
-def suite_runs(store: Store, tenant: str, suite: str) -> list[dict[str, Any]]:
-    return dicts(store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite}))
+def suite_runs(store: Store, tenant: str, suite: str) -> list[RunRecord]:
+    result = store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite})
+    return [run_record(row) for row in dicts(result)]

@@ -1,15 +1,14 @@
 """Fleet degradation alerts firing now (SPEC §11), evaluated from the same SQL as the notifier."""
 
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from datetime import datetime
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from service import alerts
-from service.api import auth
+from service.api.deps import Now, Read, SettingsDep, StoreDep
 from service.api.routing import OrjsonRoute
-from service.keys import Principal
 
 router = APIRouter(prefix="/v1", tags=["alerts"], route_class=OrjsonRoute)
 
@@ -29,6 +28,5 @@ class AlertList(BaseModel):
 
 
 @router.get("/alerts", response_model=AlertList, summary="Fleet degradation alerts firing now")
-def list_alerts(request: Request, principal: Annotated[Principal, Depends(auth.read)]) -> Any:
-    store = request.app.state.store_holder.get()
-    return alerts.report(store, principal.tenant, request.app.state.settings, datetime.now(UTC))
+def list_alerts(principal: Read, store: StoreDep, settings: SettingsDep, now: Now) -> Any:
+    return alerts.report(store, principal.tenant, settings, now)

@@ -1,14 +1,13 @@
 """Liveness, readiness and Prometheus metrics."""
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from service.api import auth
-from service.keys import Principal
-from service.store.client import StoreUnavailable
-from service.store.migrate import pending
+from service.api.deps import Admin, MetricsDep
+from service.errors import StoreUnavailable
+from service.services.health import pending_migrations
 
 router = APIRouter(tags=["health"])
 
@@ -21,9 +20,7 @@ def healthz() -> dict[str, str]:
 @router.get("/readyz", summary="ClickHouse reachable and migrated (no key needed)")
 def readyz(request: Request, response: Response) -> dict[str, Any]:
     try:
-        store = request.app.state.store_holder.get()
-        store.client.query("SELECT 1")
-        left = pending(store)
+        left = pending_migrations(request.app.state.store_holder.get())
     except StoreUnavailable as exc:
         response.status_code = 503
         return {"status": "unavailable", "detail": str(exc)}
@@ -34,5 +31,5 @@ def readyz(request: Request, response: Response) -> dict[str, Any]:
 
 
 @router.get("/metrics", summary="Prometheus metrics (admin key)")
-def metrics(request: Request, principal: Annotated[Principal, Depends(auth.admin)]) -> Response:
-    return Response(generate_latest(request.app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+def metrics(principal: Admin, metrics: MetricsDep) -> Response:
+    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,21 +1,19 @@
 """OTLP/HTTP logs receiver (SPEC §3.2): JSON or protobuf, optionally gzip; answers per the OTLP spec."""
 
-from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 
 import orjson
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from google.protobuf.json_format import MessageToDict
 from google.rpc import status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
-from service.api import auth
+from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.errors import Problem
 from service.judge import OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
-from service.keys import Principal
-from service.otlp import Received, receive
+from service.services.sessions import Received, receive
 
 router = APIRouter(tags=["otlp"])
 
@@ -58,12 +56,13 @@ def _success(received: Received, as_protobuf: bool) -> Response:
     responses={200: {"description": "ExportLogsServiceResponse (partialSuccess for rejected records)"},
                400: {"description": "google.rpc.Status: the request cannot be decoded"}},
 )  # fmt: skip
-async def post_logs(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Response:
+async def post_logs(
+    request: Request, principal: Ingest, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now
+) -> Response:
     content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
     if content_type not in (JSON, PROTOBUF):
         raise Problem(415, "Unsupported Media Type", f"send {JSON} or {PROTOBUF}, not {content_type!r}")
     as_protobuf = content_type == PROTOBUF
-    settings = request.app.state.settings
     body = await request.body()
     try:
         if request.headers.get("content-encoding", "").lower() == "gzip":
@@ -73,9 +72,6 @@ async def post_logs(request: Request, principal: Annotated[Principal, Depends(au
         raise Problem(413, "Content Too Large", str(exc)) from exc
     except OTLPDecodeError as exc:
         return _bad_request(str(exc), as_protobuf)
-    store = request.app.state.store_holder.get()
-    received = await run_in_threadpool(
-        receive, store, principal.tenant, batch, datetime.now(UTC), settings.otlp_identity_attributes
-    )
-    request.app.state.metrics.events_ingested.inc(received.accepted)
+    received = await run_in_threadpool(receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes)
+    metrics.events_ingested.inc(received.accepted)
     return _success(received, as_protobuf)

@@ -1,19 +1,15 @@
 """Reputation signals in; identity reputation, fleet list and history out."""
 
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
-from service.api import auth
+from service.api.deps import Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
 from service.api.routing import OrjsonRoute
 from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted, StorableDay
-from service.keys import Principal
-from service.reputation import report
-from service.store import reputation as reputation_store
-from service.store.client import Store
+from service.services import reputation
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
 
@@ -24,35 +20,24 @@ SIGNAL_EXAMPLES = {
 }
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.store_holder.get()
-
-
 def _not_found(identity: str) -> Problem:
     return Problem(404, "Not Found", f"no identity {identity!r}")
 
 
 @router.post("/reputation-events", status_code=202, response_model=SignalsAccepted, summary="Post reputation signals")
 def post_signals(
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.ingest)],
+    principal: Ingest,
+    store: StoreDep,
+    now: Now,
     body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
 ) -> Any:
-    signals = body.events
-    now = datetime.now(UTC)
-    events = [report.signal_event(principal.tenant, s.model_dump(), now, f"events[{i}]") for i, s in enumerate(signals)]
-    accepted = reputation_store.insert_events(_store(request), principal.tenant, events)
-    return {
-        "accepted": accepted,
-        "duplicates": len(events) - accepted,
-        "event_ids": [str(e.event_id) for e in events],
-    }
+    return reputation.post_signals(store, principal.tenant, [s.model_dump() for s in body.events], now)
 
 
 @router.get("/identities", response_model=IdentityList, summary="The fleet: identities with reputation")
 def list_identities(
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
     sort: Literal["overall", "confidence", "trend_7d", "trend_30d", "events", "identity"] = "overall",
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
@@ -60,8 +45,8 @@ def list_identities(
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> Any:
-    return report.fleet(
-        _store(request),
+    return reputation.fleet(
+        store,
         principal.tenant,
         sort=sort,
         descending=order == "desc",
@@ -75,12 +60,12 @@ def list_identities(
 @router.get("/identities/{identity:path}/reputation", response_model=Reputation, summary="Reputation of one identity")
 def identity_reputation(
     identity: str,
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
+    now: Now,
     as_of: StorableDay | None = None,
 ) -> Any:
-    day = as_of or datetime.now(UTC).date()
-    found = report.reputation_report(_store(request), principal.tenant, identity, day)
+    found = reputation.reputation_report(store, principal.tenant, identity, as_of or now.date())
     if found is None:
         raise _not_found(identity)
     return found
@@ -89,12 +74,12 @@ def identity_reputation(
 @router.get("/identities/{identity:path}/history", response_model=History, summary="Daily trust and reputation")
 async def identity_history(
     identity: str,
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
+    now: Now,
     days: Annotated[int, Query(ge=1, le=90)] = 30,
 ) -> Any:
-    today = datetime.now(UTC).date()
-    found = await run_in_threadpool(report.history, _store(request), principal.tenant, identity, days, today)
+    found = await run_in_threadpool(reputation.history, store, principal.tenant, identity, days, now.date())
     if found is None:
         raise _not_found(identity)
     return found

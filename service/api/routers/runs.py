@@ -3,18 +3,18 @@
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from service import runs
-from service.api import auth
+from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
-from service.keys import Principal
-from service.store import runs as run_store
-from service.store.client import Store
+from service.errors import Conflict
+from service.services import runs
+from service.services.inputs import RunSpec
+from service.services.views import decode_cursor, encode_cursor, run_detail, run_summary
 
 router = APIRouter(prefix="/v1", tags=["runs"], route_class=OrjsonRoute)
 
@@ -25,17 +25,9 @@ EVENTS_BODY = request_body(
 )
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.store_holder.get()
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 @router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run")
-def open_run(body: RunOpen, request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Any:
-    spec = runs.RunSpec(
+def open_run(body: RunOpen, principal: Ingest, store: StoreDep, now: Now) -> Any:
+    spec = RunSpec(
         identity=body.identity,
         run_id=body.run_id,
         suite=body.suite or "",
@@ -43,42 +35,49 @@ def open_run(body: RunOpen, request: Request, principal: Annotated[Principal, De
         trial=body.trial,
         metadata=body.metadata,
     )
-    return runs.detail_of(runs.open_run(_store(request), principal.tenant, spec, _now()))
+    return run_detail(runs.open_run(store, principal.tenant, spec, now))
 
 
 @router.post(
     "/runs/{run_id:path}/events", response_model=EventsAccepted, summary="Append events", openapi_extra=EVENTS_BODY
 )
-async def append_events(run_id: str, request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Any:
+async def append_events(
+    run_id: str,
+    request: Request,
+    principal: Ingest,
+    store: StoreDep,
+    settings: SettingsDep,
+    metrics: MetricsDep,
+    now: Now,
+) -> Any:
     events = parse_run(await request.body()).events
-    settings = request.app.state.settings
     total = await run_in_threadpool(
-        runs.append_events, _store(request), principal.tenant, run_id, events, _now(), settings.max_events_per_run
+        runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
     )
-    request.app.state.metrics.events_ingested.inc(len(events))
+    metrics.events_ingested.inc(len(events))
     return {"run_id": run_id, "accepted": len(events), "event_count": total}
 
 
 @router.post("/runs/{run_id:path}/finalize", response_model=RunDetail, summary="Finalize and diagnose a run")
 def finalize_run(
     run_id: str,
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.ingest)],
+    principal: Ingest,
+    store: StoreDep,
+    settings: SettingsDep,
+    metrics: MetricsDep,
+    now: Now,
     body: FinalizeBody | None = None,
 ) -> Any:
     execution = body.execution.model_dump(exclude_none=True) if body and body.execution else None
-    settings = request.app.state.settings
-    row = runs.finalize_run(
-        _store(request), principal.tenant, run_id, execution, _now(), settings.quality_pass_threshold
-    )
-    request.app.state.metrics.runs_finalized.inc()
-    return runs.detail_of(row)
+    record = runs.finalize_run(store, principal.tenant, run_id, execution, now, settings.quality_pass_threshold)
+    metrics.runs_finalized.inc()
+    return run_detail(record)
 
 
 @router.get("/runs", response_model=RunList, summary="List runs, newest first")
 def list_runs(
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
     identity: Annotated[str, Query(max_length=256)] = "",
     suite: Annotated[str, Query(max_length=256)] = "",
     readiness: Annotated[str, Query(max_length=64)] = "",
@@ -90,8 +89,8 @@ def list_runs(
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Any:
-    rows = run_store.list_runs(
-        _store(request),
+    records = runs.list_runs(
+        store,
         principal.tenant,
         identity=identity,
         suite=suite,
@@ -101,11 +100,11 @@ def list_runs(
         status=status,
         since=_utc(since),
         until=_utc(until),
-        after=runs.decode_cursor(cursor) if cursor else None,
+        after=decode_cursor(cursor) if cursor else None,
         limit=limit,
     )
-    next_cursor = runs.encode_cursor(rows[-1]) if len(rows) == limit else None
-    return {"runs": [runs.summary_of(row) for row in rows], "next_cursor": next_cursor}
+    next_cursor = encode_cursor(records[-1]) if len(records) == limit else None
+    return {"runs": [run_summary(record) for record in records], "next_cursor": next_cursor}
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -114,34 +113,26 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-def _get(request: Request, tenant: str, run_id: str) -> dict[str, Any]:
-    row = run_store.get_run(_store(request), tenant, run_id)
-    if row is None:
-        raise runs.RunNotFound(run_id)
-    return row
-
-
 @router.get("/runs/{run_id:path}/graph", summary="The causal graph of a finalized run")
-def run_graph(run_id: str, request: Request, principal: Annotated[Principal, Depends(auth.read)]) -> Any:
-    diagnosis = runs.detail_of(_get(request, principal.tenant, run_id))["diagnosis"]
+def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
+    diagnosis = run_detail(runs.stored_run(store, principal.tenant, run_id))["diagnosis"]
     if diagnosis is None:
-        raise runs.RunConflict(f"run {run_id} is not finalized yet")
+        raise Conflict(f"run {run_id} is not finalized yet")
     return diagnosis["causal_graph"]
 
 
 @router.get("/runs/{run_id:path}/events", summary="The raw events of a run, in order")
 def run_events(
     run_id: str,
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> Any:
-    _get(request, principal.tenant, run_id)
-    events = run_store.list_events(_store(request), principal.tenant, run_id, offset, limit)
+    events = runs.list_events(store, principal.tenant, run_id, offset, limit)
     return {"run_id": run_id, "offset": offset, "events": events}
 
 
 @router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis")
-def get_run(run_id: str, request: Request, principal: Annotated[Principal, Depends(auth.read)]) -> Any:
-    return runs.detail_of(_get(request, principal.tenant, run_id))
+def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
+    return run_detail(runs.stored_run(store, principal.tenant, run_id))

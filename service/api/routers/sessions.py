@@ -1,19 +1,19 @@
 """Whole runs in one request: stored, finalized and diagnosed at once."""
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
-from service import runs
-from service.api import auth
+from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import SessionBatchResult, SessionResult
-from service.diagnosis import parse_run, parse_runs
-from service.keys import Principal
+from service.diagnosis import RunInput, parse_run, parse_runs
+from service.services.inputs import session_input
+from service.services.runs import Ingested, ingest_sessions
+from service.services.views import run_summary
 
 router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
 VERDICT_FIELDS = (
@@ -46,12 +46,12 @@ SESSION_BODY = request_body(
 BATCH_BODY = request_body(array_or_wrapped("sessions", _RUN_SCHEMA), ndjson=True)
 
 
-def _verdict(item: runs.SessionResult) -> dict[str, Any]:
-    summary = runs.summary_of(item.row)
+def _verdict(item: Ingested) -> dict[str, Any]:
+    summary = run_summary(item.record)
     return {
         **{field: summary[field] for field in VERDICT_FIELDS},
         "created": item.created,
-        "diagnosis_hash": item.row["diagnosis_hash"],
+        "diagnosis_hash": item.record.diagnosis_hash,
     }
 
 
@@ -60,24 +60,27 @@ def _json(body: Any, status: int) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
 
-async def _ingest(request: Request, tenant: str, inputs: list[Any]) -> list[runs.SessionResult]:
-    settings = request.app.state.settings
-    sessions = [
-        runs.session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", settings.max_events_per_run)
-        for i, run in enumerate(inputs)
-    ]
-    results = await run_in_threadpool(
-        runs.ingest_sessions,
-        request.app.state.store_holder.get(),
-        tenant,
-        sessions,
-        datetime.now(UTC),
-        settings.quality_pass_threshold,
-    )
-    created = [r for r in results if r.created]
-    request.app.state.metrics.runs_finalized.inc(len(created))
-    request.app.state.metrics.events_ingested.inc(sum(r.row["event_count"] for r in created))
-    return results
+class _Ingest:
+    """Stores and finalizes parsed runs for a tenant; counts what was created in the metrics."""
+
+    def __init__(self, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now) -> None:
+        self.store, self.settings, self.metrics, self.now = store, settings, metrics, now
+
+    async def __call__(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
+        limit = self.settings.max_events_per_run
+        sessions = [
+            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
+        ]
+        results = await run_in_threadpool(
+            ingest_sessions, self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold
+        )
+        created = [r for r in results if r.created]
+        self.metrics.runs_finalized.inc(len(created))
+        self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
+        return results
+
+
+IngestDep = Annotated[_Ingest, Depends()]
 
 
 @router.post(
@@ -88,10 +91,10 @@ async def _ingest(request: Request, tenant: str, inputs: list[Any]) -> list[runs
     openapi_extra=SESSION_BODY,
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
-async def post_session(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Response:
+async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
     run = parse_run(await request.body())
-    result = (await _ingest(request, principal.tenant, [run]))[0]
-    body = {**_verdict(result), "diagnosis": orjson.Fragment(result.row["diagnosis"])}
+    result = (await ingest(principal.tenant, [run]))[0]
+    body = {**_verdict(result), "diagnosis": orjson.Fragment(result.record.diagnosis)}
     return _json(body, 201 if result.created else 200)
 
 
@@ -102,6 +105,6 @@ async def post_session(request: Request, principal: Annotated[Principal, Depends
     summary="Many whole runs in one request (all or nothing); answers each run's verdict",
     openapi_extra=BATCH_BODY,
 )
-async def post_sessions(request: Request, principal: Annotated[Principal, Depends(auth.ingest)]) -> Response:
+async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
     inputs = parse_runs(await request.body())
-    return _json({"results": [_verdict(r) for r in await _ingest(request, principal.tenant, inputs)]}, 201)
+    return _json({"results": [_verdict(r) for r in await ingest(principal.tenant, inputs)]}, 201)

@@ -1,15 +1,14 @@
 """Suite summaries: JSON, or the text form of SPEC §6 with ?format=text."""
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
-from service.api import auth
+from service.api.deps import Read, StoreDep
 from service.api.errors import Problem
 from service.api.routing import OrjsonRoute
-from service.keys import Principal
-from service.suites import suite_summary
+from service.services.suites import suite_summary
 
 router = APIRouter(prefix="/v1", tags=["suites"], route_class=OrjsonRoute)
 
@@ -21,11 +20,11 @@ router = APIRouter(prefix="/v1", tags=["suites"], route_class=OrjsonRoute)
 )
 def get_summary(
     suite: str,
-    request: Request,
-    principal: Annotated[Principal, Depends(auth.read)],
+    principal: Read,
+    store: StoreDep,
     format: Literal["json", "text"] = "json",
 ) -> Any:
-    summary = suite_summary(request.app.state.store_holder.get(), principal.tenant, suite)
+    summary = suite_summary(store, principal.tenant, suite)
     if summary is None:
         raise Problem(404, "Not Found", f"no finalized run in suite {suite!r}")
     if format == "text":

@@ -2,16 +2,9 @@
 
 export const MISSING = "—";
 
-export const READINESS_LEVELS = ["ready_for_runtime", "review_recommended", "unsafe_for_production"];
-export const EXECUTION_STATUSES = ["ok", "quality_failure", "execution_error"];
-export const FAILURE_TYPES = [
-  "infinite_tool_loop", "memory_degradation", "ignoring_tool_outputs",
-  "context_pollution", "cost_explosion", "skill_failure",
-];
-export const DIMENSIONS = [
-  "loop_control", "memory_integrity", "tool_output_utilization",
-  "context_health", "cost_efficiency", "skill_adherence",
-];
+import { FAILURE_TYPES, READINESS_LEVELS, READY_TRUST, UNSAFE_TRUST_BELOW } from "./vocab.js";
+
+export { DIMENSIONS, EXECUTION_STATUSES, FAILURE_TYPES, READINESS_LEVELS } from "./vocab.js";
 
 // The session performance report (SPEC §5) in the judge's order.
 export const PERFORMANCE_DIMENSIONS = ["quality", "autonomy", "productivity", "token_efficiency", "cost_efficiency"];
@@ -48,11 +41,11 @@ export function trend(value) {
 }
 
 /** The readiness band a trust score falls in (the chart's bands). */
-export const trustBand = (trust) => (trust >= 80 ? "ready" : trust >= 60 ? "review" : "unsafe");
+export const trustBand = (trust) => (trust >= READY_TRUST ? "ready" : trust >= UNSAFE_TRUST_BELOW ? "review" : "unsafe");
 
 /** CSS class of a readiness level: ready, review or unsafe. */
-export const readinessClass = (level) =>
-  ({ ready_for_runtime: "ready", review_recommended: "review", unsafe_for_production: "unsafe" })[level] ?? "none";
+const READINESS_CLASSES = ["ready", "review", "unsafe"]; // in READINESS_LEVELS' order, best first
+export const readinessClass = (level) => READINESS_CLASSES[READINESS_LEVELS.indexOf(level)] ?? "none";
 
 /** One stable colour slot (0..5) per failure type, shared by the graph, chips and evidence rows. */
 export const failureSlot = (type) => {

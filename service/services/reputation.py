@@ -1,4 +1,4 @@
-"""Reputation reads shaped for people and programs (API, CLI), and posted signals (SPEC §3.3)."""
+"""Reputation: signals in; one identity, the fleet and an identity's history out (SPEC §7)."""
 
 import uuid
 from datetime import UTC, date, datetime, timedelta
@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from service.ids import FieldError
+from service.errors import FieldError
 from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid
 from service.store import reputation as reputation_store
 from service.store.client import Store
@@ -110,3 +110,10 @@ def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str)
         reference_id=signal.get("reference_id", ""),
         attributes=dict(signal.get("attributes") or {}),
     )
+
+
+def post_signals(store: Store, tenant: str, signals: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+    """Stores signals from other systems (SPEC §3.3); ids already stored are duplicates, not errors."""
+    events = [signal_event(tenant, signal, now, f"events[{i}]") for i, signal in enumerate(signals)]
+    accepted = reputation_store.insert_events(store, tenant, events)
+    return {"accepted": accepted, "duplicates": len(events) - accepted, "event_ids": [str(e.event_id) for e in events]}

@@ -12,12 +12,13 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+from service.errors import FieldError
 from service.store import keys as key_store
 from service.store.client import Store
+from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT, SCOPES
 
-SCOPES = ("ingest", "read", "admin")
-DEFAULT_TENANT = "default"
 _PREFIX = "rpt"
 
 
@@ -38,6 +39,15 @@ class CreatedKey:
     created_at: datetime
 
 
+def operator_principal() -> Principal:
+    """The operator: tenant `default` with every scope (the in-process CLI acts as it)."""
+    return Principal("operator", DEFAULT_TENANT, frozenset(SCOPES))
+
+
+def is_operator(principal: Principal) -> bool:
+    return principal.tenant == DEFAULT_TENANT
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -45,7 +55,7 @@ def _hash(secret: str) -> str:
 def create_key(store: Store, tenant: str, scopes: list[str], name: str, now: datetime) -> CreatedKey:
     unknown = sorted(set(scopes) - set(SCOPES))
     if unknown:
-        raise ValueError(f"unknown scope(s): {', '.join(unknown)}; known: {', '.join(SCOPES)}")
+        raise FieldError("scopes", f"unknown scope(s): {', '.join(unknown)}; known: {', '.join(SCOPES)}")
     key_id = secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
     ordered = [s for s in SCOPES if s in scopes]
@@ -120,9 +130,26 @@ def ensure_admin_key(store: Store, data_dir: Path, now: datetime) -> CreatedKey 
         return None
     created = create_key(store, DEFAULT_TENANT, list(SCOPES), "first-start admin", now)
     data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / "admin.key"
+    path = data_dir / ADMIN_KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(created.key + "\n")
     os.chmod(path, 0o600)
     return created
+
+
+def key_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A key as listed (never its secret or hash)."""
+    return {
+        "id": row["key_id"],
+        "tenant": row["tenant"],
+        "scopes": list(row["scopes"]),
+        "name": row["name"],
+        "created_at": row["created_at"],
+        "revoked_at": row["revoked_at"],
+    }
+
+
+def list_keys(store: Store, tenant: str | None) -> list[dict[str, Any]]:
+    """The keys of `tenant` (every tenant's when None)."""
+    return [key_view(row) for row in key_store.list_keys(store, tenant)]

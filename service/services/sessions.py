@@ -1,7 +1,7 @@
 """OTLP log sessions (SPEC §3.2, §5). Records received over /v1/logs are stored per `session.id`; each
 session is a run (run_id = session id, kind "session") that is finalized explicitly or, once it has
 been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
-(see service.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
+(see service.services.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -9,15 +9,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from service import runs
-from service.ids import ID_RULE, FieldError, check_id
+from service.errors import FieldError
+from service.ids import ID_RULE, check_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.otlp_json import decode_json_body
 from service.judge.records import encode_record, record_id
+from service.services import runs
+from service.services.inputs import RunSpec, SessionInput
+from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
 from service.store.rows import to_millis
+from service.vocab import RunKind
 
 UNKNOWN_IDENTITY = "unknown"
 
@@ -69,19 +73,19 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
         except FieldError:
             received.reject(len(records), f"session.id must be {ID_RULE}")
     rule = IdentityRule(identity_names)
-    with runs.holding(tenant, list(valid)):
+    with holding(tenant, list(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
         opened, rows = [], []
         for session_id, records in valid.items():
             run = existing.get(session_id)
-            if run is not None and (run["status"] == "finalized" or run["kind"] != "session"):
-                state = "finalized" if run["status"] == "finalized" else "a run that is not a session"
+            if run is not None and (run.finalized or run.kind != RunKind.SESSION):
+                state = "finalized" if run.finalized else "a run that is not a session"
                 received.reject(len(records), f"session {session_id} is {state}; its records were not stored")
                 continue
             if run is None:
                 identity = _safe_identity(_identity(records, rule, None))
-                spec = runs.RunSpec(identity=identity, run_id=session_id, kind="session")
-                opened.append(runs.new_open_row(tenant, spec, session_id, now))
+                spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
+                opened.append(runs.new_record(tenant, spec, session_id, now))
             rows.extend(_record_rows(tenant, session_id, records, now))
             received.accepted += len(records)
         session_store.insert_records(store, rows)
@@ -104,7 +108,7 @@ def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: 
     return len(idle_sessions)
 
 
-def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[runs.SessionInput]:
+def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[SessionInput]:
     """Every session of a Collector file-exporter log, whole, for one-shot ingest (scored and mapped)."""
     records: list[LogRecord] = []
     with path.open("rb") as lines:
@@ -118,7 +122,7 @@ def sessions_from_file(path: Path, identity: str | None, identity_names: Sequenc
         for record in group:
             accumulator.add(record)
         who = check_id(accumulator.identity or identity or UNKNOWN_IDENTITY, f"session {session_id} identity")
-        spec = runs.RunSpec(identity=who, run_id=check_id(session_id, "session.id"), kind="session")
+        spec = RunSpec(identity=who, run_id=check_id(session_id, "session.id"), kind=RunKind.SESSION)
         performance = accumulator.score(masque=who).to_dict()
-        sessions.append(runs.SessionInput(spec, to_run_events(group), None, performance))
+        sessions.append(SessionInput(spec, to_run_events(group), None, performance))
     return sessions

@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
-from service.reputation.report import signal_event
-from service.runs import RunSpec, SessionInput, ingest_sessions
+from service.services.inputs import RunSpec, SessionInput
+from service.services.reputation import signal_event
+from service.services.runs import ingest_sessions
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
@@ -250,7 +251,7 @@ def _chunks(items: Iterator[SessionInput], size: int) -> Iterator[list[SessionIn
 
 
 def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pass_threshold: float) -> DemoSummary:
-    """Stores the fleet through service.runs.ingest_sessions, posts the signals, refreshes the scores."""
+    """Stores the fleet through service.services.runs.ingest_sessions, posts the signals, refreshes the scores."""
     rng = random.Random(options.seed)
     fleet = profiles(rng, options.identities)
     runs = stored = 0

@@ -1,0 +1,255 @@
+"""Run lifecycle: open, append events, finalize (diagnose, classify, store, emit reputation), read.
+
+Batch-first: finalizing N runs costs one INSERT per table, so harnesses can send many runs per request.
+Re-finalizing returns the stored result and writes nothing. Within a finalize, the run's own row is
+written last: a crash before it leaves the run open, and the retry converges (failures collapse by
+key, reputation events are skipped by id).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from service.diagnosis import Event, diagnose, normalize_events
+from service.errors import Conflict, FieldError, NotFound
+from service.judge import SessionAccumulator, to_run_events
+from service.judge.records import decode_record
+from service.outcome import ExecutionOutcome, classify_execution
+from service.reputation.emit import FinalizedRun, events_for_run
+from service.services.inputs import FinalizeRequest, RunSpec, SessionInput, check_event_times, new_run_id
+from service.services.locks import holding, run_lock
+from service.store import reputation as reputation_store
+from service.store import runs as run_store
+from service.store import sessions as session_store
+from service.store.client import Store
+from service.store.records import RunRecord, next_version
+from service.store.rows import from_epoch_ms, to_millis
+from service.vocab import ExecutionStatus, RunKind, RunStatus
+
+
+def canonical_text(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRecord:
+    """The open version of a new run."""
+    now = to_millis(now)
+    return RunRecord(
+        tenant=tenant,
+        run_id=run_id,
+        identity=spec.identity,
+        kind=spec.kind,
+        suite=spec.suite,
+        task_id=spec.task_id,
+        trial=spec.trial,
+        metadata=canonical_text(spec.metadata),
+        created_at=now,
+        run_at=now,
+        version=next_version(now),
+    )
+
+
+def stored_run(store: Store, tenant: str, run_id: str) -> RunRecord:
+    run = run_store.get_run(store, tenant, run_id)
+    if run is None:
+        raise NotFound(f"run {run_id!r}")
+    return run
+
+
+def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> RunRecord:
+    """Opens a run; opening an existing run again returns it unchanged (same identity required)."""
+    run_id = spec.run_id or new_run_id()
+    with run_lock(tenant, run_id):
+        existing = run_store.get_run(store, tenant, run_id)
+        if existing is not None:
+            if existing.identity != spec.identity:
+                raise Conflict(f"run {run_id} already exists for another identity")
+            return existing
+        record = new_record(tenant, spec, run_id, now)
+        run_store.insert_runs(store, [record])
+        return record
+
+
+def append_events(
+    store: Store, tenant: str, run_id: str, events: Sequence[dict[str, Any]], now: datetime, max_events: int
+) -> int:
+    """Appends a batch (all or nothing); returns the run's event count afterwards."""
+    now = to_millis(now)
+    normalized = normalize_events(list(events))
+    check_event_times(normalized)
+    with run_lock(tenant, run_id):
+        run = stored_run(store, tenant, run_id)
+        if run.finalized:
+            raise Conflict(f"run {run_id} is finalized; it takes no more events")
+        first_seq = run_store.next_event_seq(store, tenant, run_id)
+        if first_seq + len(events) > max_events:
+            raise FieldError(
+                "events", f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)"
+            )
+        run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
+        return first_seq + len(events)
+
+
+def _timestamps(events: Sequence[Event]) -> tuple[datetime | None, datetime | None]:
+    stamps = [e.timestamp_ms for e in events if e.timestamp_ms is not None]
+    if not stamps:
+        return None, None
+    return from_epoch_ms(min(stamps)), from_epoch_ms(max(stamps))
+
+
+@dataclass
+class _Finalized:
+    record: RunRecord
+    failures: list[list[Any]]
+    reputation: list[Any]
+
+
+def primary_failure_of(view: dict[str, Any]) -> str | None:
+    primary = view.get("primary_diagnosis") or {}
+    return primary.get("root_cause_failure_type", view.get("root_cause_failure_type"))
+
+
+def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
+    diagnosis = diagnose(request.events)
+    view = diagnosis.to_dict()
+    outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
+    started_at, ended_at = _timestamps(request.normalized_events)
+    performance = request.session_performance
+    evidence = view["evidence_summary"]
+    record = request.base.with_version(
+        next_version(now),
+        started_at=started_at,
+        ended_at=ended_at,
+        run_at=ended_at or now,
+        finalized_at=now,
+        status=RunStatus.FINALIZED,
+        execution_status=outcome.status,
+        failure_stage=outcome.stage or "",
+        failure_reason_code=outcome.reason_code or "",
+        failure_message=outcome.message or "",
+        score=outcome.score,
+        trust_score=view["trust_score"],
+        readiness=view["readiness_level"],
+        primary_failure=primary_failure_of(view) or "",
+        dimension_scores=dict(view["scores"]),
+        session_composite=performance["composite"] if performance else None,
+        session_performance=canonical_text(performance) if performance else "",
+        event_count=evidence["event_count"],
+        tool_calls=evidence["tool_calls"],
+        errors=evidence["errors"],
+        total_tokens=view["cost_analysis"]["total_tokens"],
+        diagnosis=diagnosis.canonical_json().decode(),
+        diagnosis_hash=view["diagnosis_hash"],
+    )
+    causes = view["failure_causes"]
+    failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
+    return _Finalized(record, failures, events_for_run(_emission_view(record, outcome, causes)))
+
+
+def _emission_view(record: RunRecord, outcome: ExecutionOutcome, causes: list[dict[str, Any]]) -> FinalizedRun:
+    assert record.trust_score is not None  # set by the finalize that calls this
+    return FinalizedRun(
+        tenant=record.tenant,
+        run_id=record.run_id,
+        identity=record.identity,
+        kind=record.kind,
+        timestamp=record.run_at,
+        execution_status=outcome.status,
+        trust_score=record.trust_score,
+        causes=[(c["type"], c["severity"], c["impact_score"]) for c in causes],
+        failure_stage=record.failure_stage,
+        failure_reason_code=record.failure_reason_code,
+        session_composite=record.session_composite,
+    )
+
+
+def finalize_batch(
+    store: Store, tenant: str, requests: Sequence[FinalizeRequest], now: datetime, pass_threshold: float
+) -> list[RunRecord]:
+    """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch."""
+    now = to_millis(now)
+    done = [_finalize_one(request, now, pass_threshold) for request in requests]
+    run_store.insert_failures(store, [row for item in done for row in item.failures])
+    reputation_store.insert_events(store, tenant, [event for item in done for event in item.reputation])
+    run_store.insert_runs(store, [item.record for item in done])
+    return [item.record for item in done]
+
+
+def finalize_run(
+    store: Store, tenant: str, run_id: str, execution: dict[str, Any] | None, now: datetime, pass_threshold: float
+) -> RunRecord:
+    """Finalizes a stored run (idempotent: a finalized run is returned as stored)."""
+    now = to_millis(now)
+    with run_lock(tenant, run_id):
+        run = stored_run(store, tenant, run_id)
+        if run.finalized:
+            return run
+        if run.kind == RunKind.SESSION:
+            events, performance = session_material(store, run, now)
+        else:
+            events, performance = run_store.load_event_payloads(store, tenant, run_id), None
+        request = FinalizeRequest(run, events, execution, performance)
+        return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """An OTLP session's run events (SPEC §3.2 mapping, stored so /events shows them) and its score."""
+    records = [decode_record(payload) for payload in session_store.load_payloads(store, run.tenant, run.run_id)]
+    events = to_run_events(records)
+    run_store.insert_events(store, run_store.event_rows(run.tenant, run.run_id, normalize_events(events), 0, now))
+    accumulator = SessionAccumulator(run.run_id)
+    for record in records:
+        accumulator.add(record)
+    return events, accumulator.score(masque=run.identity).to_dict()
+
+
+@dataclass(frozen=True)
+class Ingested:
+    record: RunRecord
+    created: bool
+
+
+def ingest_sessions(
+    store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
+) -> list[Ingested]:
+    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
+    one that is open (being streamed through /v1/runs) is a conflict."""
+    now = to_millis(now)
+    run_ids = [s.spec.run_id or new_run_id() for s in sessions]
+    if len(set(run_ids)) != len(run_ids):
+        raise Conflict("a batch names the same run_id twice")
+    with holding(tenant, run_ids):
+        states = run_store.run_states(store, tenant, run_ids)
+        for run_id, status in states.items():
+            if status != RunStatus.FINALIZED:
+                raise Conflict(f"run {run_id} is open; append its events and finalize it instead")
+        existing = run_store.get_runs(store, tenant, list(states)) if states else {}
+        requests, rows = [], []
+        for run_id, session in zip(run_ids, sessions, strict=True):
+            if run_id in existing:
+                continue
+            rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
+            base = new_record(tenant, session.spec, run_id, now)
+            requests.append(
+                FinalizeRequest(
+                    base, session.events, session.execution, session.session_performance, session.normalized
+                )
+            )
+        run_store.insert_events(store, rows)
+        finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold))
+        return [
+            Ingested(existing[run_id], False) if run_id in existing else Ingested(next(finalized), True)
+            for run_id in run_ids
+        ]
+
+
+def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
+    return run_store.list_runs(store, tenant, **filters)
+
+
+def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
+    stored_run(store, tenant, run_id)
+    return run_store.list_events(store, tenant, run_id, offset, limit)
