@@ -2,17 +2,20 @@
 
 Every statement is `IF NOT EXISTS`, so two processes migrating at once, or a run cut short and
 repeated, converge on the same schema; the record table collapses duplicate rows by version.
+
+The files ship inside the package (service/migrations) and are read through importlib.resources.
 """
 
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from service.settings import Settings
 from service.store.client import Store
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS: Traversable = files("service") / "migrations"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
@@ -67,13 +70,19 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
-def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+def _sql_files(source: Traversable) -> list[Traversable]:
+    if not source.is_dir():
+        return []
+    return sorted((entry for entry in source.iterdir() if entry.name.endswith(".sql")), key=lambda entry: entry.name)
+
+
+def discover(source: Traversable = MIGRATIONS) -> list[Migration]:
     migrations = []
-    for path in sorted(directory.glob("*.sql")):
-        match = _FILE_NAME.match(path.name)
+    for file in _sql_files(source):
+        match = _FILE_NAME.match(file.name)
         if not match:
-            raise ValueError(f"migration file name must look like 0001_name.sql: {path.name}")
-        migrations.append(Migration(int(match.group(1)), path.stem, path.read_text()))
+            raise ValueError(f"migration file name must look like 0001_name.sql: {file.name}")
+        migrations.append(Migration(int(match.group(1)), file.name.removesuffix(".sql"), file.read_text("utf-8")))
     versions = [m.version for m in migrations]
     if len(set(versions)) != len(versions):
         raise ValueError("two migration files share a version number")
