@@ -38,10 +38,11 @@ def print_json(value: Any) -> None:
 def _backend() -> Any:
     from service.backend import ApiError, open_backend
     from service.store.client import StoreUnavailable
+    from service.store.migrate import MigrationError
 
     try:
         return open_backend(get_settings())
-    except (StoreUnavailable, ApiError) as exc:
+    except (StoreUnavailable, ApiError, MigrationError) as exc:
         fail(str(exc))
 
 
@@ -61,6 +62,7 @@ def migrate() -> None:
     """Apply pending ClickHouse migrations (idempotent)."""
     from service.backend import running_server
     from service.store.client import Store, StoreUnavailable
+    from service.store.migrate import MigrationError
     from service.store.migrate import migrate as apply
 
     settings = get_settings()
@@ -73,7 +75,7 @@ def migrate() -> None:
             applied = apply(store)
         finally:
             store.close()
-    except StoreUnavailable as exc:
+    except (StoreUnavailable, MigrationError) as exc:
         fail(str(exc))
     out.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
 
@@ -313,6 +315,7 @@ def demo(
     from service.demo import DemoOptions, seed_demo
     from service.ids import FieldError, check_id
     from service.store.client import Store, StoreUnavailable
+    from service.store.migrate import MigrationError
     from service.store.migrate import migrate as apply
 
     try:
@@ -330,7 +333,7 @@ def demo(
             summary = seed_demo(store, tenant, options, datetime.now(UTC), settings.quality_pass_threshold)
         finally:
             store.close()
-    except StoreUnavailable as exc:
+    except (StoreUnavailable, MigrationError) as exc:
         fail(str(exc))
     out.print(summary.line(), markup=False, highlight=False, soft_wrap=True)
 

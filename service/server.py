@@ -9,6 +9,7 @@ from service.api.app import create_app
 from service.backend import write_server_file
 from service.settings import Settings
 from service.store.client import StoreLocked, StoreUnavailable
+from service.store.migrate import MigrationError
 
 log = logging.getLogger("repute.server")
 
@@ -28,7 +29,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     holder = app.state.store_holder
     try:
         holder.get()
-    except StoreLocked as exc:
+    except (StoreLocked, MigrationError) as exc:
         raise SystemExit(f"error: {exc}") from None
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
