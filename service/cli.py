@@ -45,11 +45,11 @@ def api() -> Iterator["ApiClient"]:
     """The API: a running server that owns this store, else the app in this process. A refusal is one
     line on stderr and exit 2; a store that cannot be opened too."""
     from service.client import ApiError, open_client
-    from service.errors import StoreUnavailable
+    from service.errors import MigrationError, StoreUnavailable
 
     try:
         client = open_client(get_settings())
-    except (StoreUnavailable, ApiError) as exc:
+    except (StoreUnavailable, MigrationError, ApiError) as exc:
         fail(str(exc))
     try:
         yield client
@@ -302,7 +302,7 @@ def demo(
 ) -> None:
     """Fill the configured store with a synthetic fleet, so the dashboards and alerts have something to show."""
     from service.client.server_file import running_server
-    from service.errors import FieldError, StoreUnavailable
+    from service.errors import FieldError, MigrationError, StoreUnavailable
     from service.ids import check_id
     from service.services.demo import DemoOptions, seed_demo
     from service.store.client import Store
@@ -323,7 +323,7 @@ def demo(
             summary = seed_demo(store, tenant, options, datetime.now(UTC), settings.quality_pass_threshold)
         finally:
             store.close()
-    except StoreUnavailable as exc:
+    except (StoreUnavailable, MigrationError) as exc:
         fail(str(exc))
     out.print(summary.line(), markup=False, highlight=False, soft_wrap=True)
 

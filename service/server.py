@@ -7,7 +7,7 @@ import uvicorn
 
 from service.api.app import create_app
 from service.client.server_file import write_server_file
-from service.errors import StoreLocked, StoreUnavailable
+from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 
@@ -29,7 +29,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     holder = app.state.store_holder
     try:
         holder.get()
-    except StoreLocked as exc:
+    except (StoreLocked, MigrationError) as exc:
         raise SystemExit(f"error: {exc}") from None
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)

@@ -73,8 +73,8 @@ def test_gate_offline_and_usage_errors() -> None:
     assert _invoke("gate", "/no/such/file.json").exit_code == 2
 
 
-def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
+def _run(data_dir: Path, *args: str, settings: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(settings or {}), "REPUTE_DATA_DIR": str(data_dir)}
     env.pop("REPUTE_API_KEY", None)
     return subprocess.run([sys.executable, "-m", "service", *args], env=env, capture_output=True, text=True)
 
@@ -94,3 +94,27 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 0
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
+
+
+# What an edit of 0001_runs.sql after it was applied looks like to the store: another recorded checksum.
+RECORD_ANOTHER_CHECKSUM = """
+import sys
+from service.settings import Settings
+from service.store.client import Store
+store = Store(Settings(data_dir=sys.argv[1]))
+store.client.insert("schema_migrations", [[1, "0001_runs", "0" * 64]], column_names=["version", "name", "checksum"])
+store.close()
+"""
+
+
+def test_migrate_stops_on_an_applied_migration_changed_since(tmp_path: Path) -> None:
+    data_dir = tmp_path / "changed"
+    assert _run(data_dir, "migrate").returncode == 0
+    # Settings are rendered into the DDL, but the checksum is the file's: changing one is no edit.
+    retuned = _run(data_dir, "migrate", settings={"REPUTE_RUN_EVENTS_TTL_DAYS": "7"})
+    assert retuned.returncode == 0 and "schema is up to date" in retuned.stdout
+    subprocess.run([sys.executable, "-c", RECORD_ANOTHER_CHECKSUM, str(data_dir)], check=True)
+    changed = _run(data_dir, "migrate")
+    assert changed.returncode != 0
+    [line] = changed.stderr.splitlines()
+    assert line.startswith("error: migration 0001_runs.sql was changed after it was applied")

@@ -23,8 +23,12 @@ class StoreHolder:
             with self._lock:
                 if self._store is None:
                     store = Store(self.settings)
-                    migrate(store)
-                    self.first_admin_key = ensure_admin_key(store, self.settings.data_dir, datetime.now(UTC))
+                    try:
+                        migrate(store)
+                        self.first_admin_key = ensure_admin_key(store, self.settings.data_dir, datetime.now(UTC))
+                    except BaseException:
+                        store.close()  # an embedded store left open would keep its data directory locked
+                        raise
                     self._store = store
         return self._store
 
