@@ -1,0 +1,42 @@
+"""OpenTelemetry traces with the GenAI semantic conventions, as runs (SPEC §3.4). Pure: no I/O, no
+clock, no store, no API.
+
+Decoding: `decode_traces_body` reads a POST /v1/traces body (JSON or protobuf, gzip of one member or
+several, inflated size bounded) into `DecodedSpans`: flat, immutable `Span`s plus the rejected spans
+counted by reason (partialSuccess). A body that cannot be read raises `TraceDecodeError` (400), one
+that inflates too far `InflatedTooLarge` (413). `decode_trace_lines` streams the Collector file
+exporter's JSONL.
+Storage: `span_content_id` (a resent span, or the JSON and protobuf twins of one, get one id),
+`encode_span` / `decode_span`.
+"""
+
+from service.judge.otlp import InflatedTooLarge
+from service.traces.decoding import decode_trace_lines, decode_traces_body
+from service.traces.inflate import gunzip_members
+from service.traces.otlp_json import decode_json_traces
+from service.traces.otlp_proto import decode_protobuf_traces
+from service.traces.spans import (
+    DecodedSpans,
+    Span,
+    SpanEvent,
+    TraceDecodeError,
+    decode_span,
+    encode_span,
+    span_content_id,
+)
+
+__all__ = [
+    "DecodedSpans",
+    "InflatedTooLarge",
+    "Span",
+    "SpanEvent",
+    "TraceDecodeError",
+    "decode_json_traces",
+    "decode_protobuf_traces",
+    "decode_span",
+    "decode_trace_lines",
+    "decode_traces_body",
+    "encode_span",
+    "gunzip_members",
+    "span_content_id",
+]
