@@ -8,10 +8,13 @@ that inflates too far `InflatedTooLarge` (413). `decode_trace_lines` streams the
 exporter's JSONL.
 Storage: `span_content_id` (a resent span, or the JSON and protobuf twins of one, get one id),
 `encode_span` / `decode_span`.
+Runs: `group_runs` (by conversation id, else trace id; `run_key` + `trace_conversations` for one
+span), `root_arrived` (settle-time finalization).
 """
 
 from service.judge.otlp import InflatedTooLarge
 from service.traces.decoding import decode_trace_lines, decode_traces_body
+from service.traces.grouping import conversation_id, group_runs, root_arrived, run_key, trace_conversations
 from service.traces.inflate import gunzip_members
 from service.traces.otlp_json import decode_json_traces
 from service.traces.otlp_proto import decode_protobuf_traces
@@ -31,12 +34,17 @@ __all__ = [
     "Span",
     "SpanEvent",
     "TraceDecodeError",
+    "conversation_id",
     "decode_json_traces",
     "decode_protobuf_traces",
     "decode_span",
     "decode_trace_lines",
     "decode_traces_body",
     "encode_span",
+    "group_runs",
     "gunzip_members",
+    "root_arrived",
+    "run_key",
     "span_content_id",
+    "trace_conversations",
 ]
