@@ -9,13 +9,15 @@ exporter's JSONL.
 Storage: `span_content_id` (a resent span, or the JSON and protobuf twins of one, get one id),
 `encode_span` / `decode_span`.
 Runs: `group_runs` (by conversation id, else trace id; `run_key` + `trace_conversations` for one
-span), `root_arrived` (settle-time finalization).
+span), `root_arrived` (settle-time finalization), `map_run` (a `TraceRun`: identity, suite, task_id,
+trial, the §3.1 events to diagnose, and the §6 execution object).
 """
 
 from service.judge.otlp import InflatedTooLarge
 from service.traces.decoding import decode_trace_lines, decode_traces_body
 from service.traces.grouping import conversation_id, group_runs, root_arrived, run_key, trace_conversations
 from service.traces.inflate import gunzip_members
+from service.traces.mapping import TraceRun, map_run
 from service.traces.otlp_json import decode_json_traces
 from service.traces.otlp_proto import decode_protobuf_traces
 from service.traces.spans import (
@@ -34,6 +36,7 @@ __all__ = [
     "Span",
     "SpanEvent",
     "TraceDecodeError",
+    "TraceRun",
     "conversation_id",
     "decode_json_traces",
     "decode_protobuf_traces",
@@ -43,6 +46,7 @@ __all__ = [
     "encode_span",
     "group_runs",
     "gunzip_members",
+    "map_run",
     "root_arrived",
     "run_key",
     "span_content_id",
