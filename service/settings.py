@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     quality_pass_threshold: float = 0.8
     session_idle_minutes: float = 30.0
     session_sweep_seconds: float = 60.0
+    trace_settle_seconds: float = 10.0
     otlp_identity_attributes: list[str] = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
 
     alert_webhook_url: str | None = None

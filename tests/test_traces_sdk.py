@@ -3,13 +3,10 @@ encodes it, decoded, grouped, mapped and diagnosed."""
 
 import gzip
 import json
-from collections.abc import Iterator
 
 import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode, Tracer
 
@@ -23,42 +20,9 @@ from service.traces import (
     map_run,
     root_arrived,
 )
-from tests.traces_support import otlp_json
+from tests.traces_support import FAILED_SEARCHES, SEARCHES, TOKENS_PER_CHAT, otlp_json, recording_tracer, run_toy_agent
 
-SEARCHES = 5
-FAILED_SEARCHES = 3  # attempts 0, 2 and 4
-TOKENS_PER_CHAT = 1000 + 200
-
-
-@pytest.fixture
-def exporter() -> Iterator[tuple[Tracer, InMemorySpanExporter]]:
-    finished = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": "toy-agent"}))
-    provider.add_span_processor(SimpleSpanProcessor(finished))
-    yield provider.get_tracer("toy.agent"), finished
-    provider.shutdown()
-
-
-def run_toy_agent(tracer: Tracer) -> None:
-    """An agent that keeps searching with the same arguments: each turn a chat, then the search tool,
-    which times out every other time (the SDK records the exception and sets status ERROR)."""
-    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Planner", "gen_ai.agent.id": "agent-42"}
-    with tracer.start_as_current_span("invoke_agent Planner", attributes=agent):
-        for attempt in range(SEARCHES):
-            usage = {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 1000}
-            with tracer.start_as_current_span("chat gpt-4o", attributes=usage) as chat:
-                chat.set_attribute("gen_ai.usage.output_tokens", 200)
-            tool = {
-                "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": "search",
-                "gen_ai.tool.call.arguments": json.dumps({"query": "flights to Lisbon", "limit": 5}),
-            }
-            try:
-                with tracer.start_as_current_span("execute_tool search", attributes=tool):
-                    if attempt % 2 == 0:
-                        raise TimeoutError("search timed out")
-            except TimeoutError:
-                pass
+exporter = pytest.fixture(name="exporter")(recording_tracer)
 
 
 def exported(spans: tuple[ReadableSpan, ...] | list[ReadableSpan]) -> bytes:

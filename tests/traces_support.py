@@ -2,6 +2,8 @@
 their OTLP/JSON form, and `Span` records built directly."""
 
 import base64
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
@@ -10,6 +12,11 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyVa
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Status
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
+from opentelemetry.sdk.resources import Resource as SdkResource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Tracer
 
 from service.traces import Span, SpanEvent
 
@@ -120,3 +127,39 @@ def make_span(
         resource_attributes=resource or {},
         events=events,
     )
+
+
+SEARCHES = 5
+FAILED_SEARCHES = 3  # attempts 0, 2 and 4
+TOKENS_PER_CHAT = 1000 + 200
+
+
+def run_toy_agent(tracer: Tracer) -> None:
+    """An agent that keeps searching with the same arguments: each turn a chat, then the search tool,
+    which times out every other time (the SDK records the exception and sets status ERROR)."""
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Planner", "gen_ai.agent.id": "agent-42"}
+    with tracer.start_as_current_span("invoke_agent Planner", attributes=agent):
+        for attempt in range(SEARCHES):
+            usage = {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 1000}
+            with tracer.start_as_current_span("chat gpt-4o", attributes=usage) as chat:
+                chat.set_attribute("gen_ai.usage.output_tokens", 200)
+            tool = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "search",
+                "gen_ai.tool.call.arguments": json.dumps({"query": "flights to Lisbon", "limit": 5}),
+            }
+            try:
+                with tracer.start_as_current_span("execute_tool search", attributes=tool):
+                    if attempt % 2 == 0:
+                        raise TimeoutError("search timed out")
+            except TimeoutError:
+                pass
+
+
+def recording_tracer() -> Iterator[tuple[Tracer, InMemorySpanExporter]]:
+    """A tracer of a `toy-agent` service whose finished spans are kept in memory (a fixture's body)."""
+    finished = InMemorySpanExporter()
+    provider = TracerProvider(resource=SdkResource.create({"service.name": "toy-agent"}))
+    provider.add_span_processor(SimpleSpanProcessor(finished))
+    yield provider.get_tracer("toy.agent"), finished
+    provider.shutdown()

@@ -11,10 +11,11 @@ from service.alerts.notifier import start_background_evaluator
 from service.api import errors
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
+from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, traces, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
 from service.services.sessions import finalize_idle
+from service.services.traces import finalize_due
 from service.settings import Settings, get_settings
 from service.store.client import Store
 
@@ -25,12 +26,15 @@ Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`.
 
 
 def start_session_sweeper(store: Callable[[], Store], settings: Settings) -> Periodic:
-    """Finalizes OTLP sessions idle for `session_idle_minutes`. Its state is the store itself (open
-    sessions and their last record), so a restart picks up where it left off."""
+    """Finalizes OTLP log sessions idle for `session_idle_minutes`, and trace-born runs that settled
+    (root span in, nothing for `trace_settle_seconds`) or went idle. Its state is the store itself (open
+    runs and their last record or span), so a restart picks up where it left off."""
     idle = timedelta(minutes=settings.session_idle_minutes)
+    settle = timedelta(seconds=settings.trace_settle_seconds)
 
     def sweep(now: datetime) -> None:
         finalize_idle(store(), now, idle, settings.quality_pass_threshold)
+        finalize_due(store(), now, settle, idle, settings.quality_pass_threshold)
 
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
@@ -57,7 +61,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)
-    for module in (health, sessions, runs, logs, reputation, suites, keys, alerts):
+    for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

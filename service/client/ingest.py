@@ -1,9 +1,11 @@
-"""`repute ingest`: session files (any §3.1 encoding), directories of them, and OTLP JSONL files.
+"""`repute ingest`: session files (any §3.1 encoding), directories of them, and the OTLP Collector file
+exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans).
 Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch."""
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from service.diagnosis import parse_run
 from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
 from service.services.inputs import SessionInput, session_input
+from service.traces import decode_json_traces, group_runs
 
 SESSION_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 
@@ -48,8 +51,19 @@ def expand(paths: list[Path]) -> Iterator[Path]:
             yield path
 
 
-def _is_otlp(head: bytes) -> bool:
-    return b'"resourceLogs"' in head[:4096]
+def _otlp_signal(head: bytes) -> str | None:
+    """'logs' or 'traces' for a Collector file-exporter file, else None (a session file)."""
+    for key, signal in ((b'"resourceLogs"', "logs"), (b'"resourceSpans"', "traces")):
+        if key in head[:4096]:
+            return signal
+    return None
+
+
+def _run_ids(signal: str, line: bytes) -> list[str]:
+    """The runs a line of OTLP feeds, as the server groups them (SPEC §3.2 sessions, §3.4 traces)."""
+    if signal == "logs":
+        return [record.session_id for record in decode_json_body(line).records if record.session_id]
+    return list(group_runs(decode_json_traces(line).spans))
 
 
 def session_of(data: bytes, identity: str | None) -> SessionInput:
@@ -83,23 +97,22 @@ def post_sessions(client: ApiClient, sessions: list[SessionInput]) -> list[bool]
     return [result["created"] for result in answer["results"]]
 
 
-def post_otlp_file(client: ApiClient, path: Path) -> list[bool]:
-    """Through /v1/logs like any OTLP emitter, then finalize each session that was stored."""
-    session_ids: dict[str, None] = {}
+def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[bool]:
+    """Through /v1/logs or /v1/traces like any OTLP emitter, line by line, then finalize each run stored."""
+    run_ids: dict[str, None] = {}
     with path.open("rb") as lines:
         for line in lines:
+            advance(len(line))
             if not line.strip():
                 continue
-            for record in decode_json_body(line).records:
-                if record.session_id:
-                    session_ids.setdefault(record.session_id)
-            client.request("POST", "/v1/logs", content=line, headers={"content-type": "application/json"})
+            run_ids.update(dict.fromkeys(_run_ids(signal, line)))
+            client.request("POST", f"/v1/{signal}", content=line, headers={"content-type": "application/json"})
     created = []
-    for session_id in session_ids:
-        stored = client.json("GET", f"/v1/runs/{session_id}")
-        if stored is None:  # every record of the session was rejected
+    for run_id in run_ids:
+        stored = client.json("GET", f"/v1/runs/{run_id}")
+        if stored is None:  # everything of the run was rejected
             continue
-        client.request("POST", f"/v1/runs/{session_id}/finalize")
+        client.request("POST", f"/v1/runs/{run_id}/finalize")
         created.append(stored["status"] == "open")
     return created
 
@@ -121,12 +134,15 @@ def ingest_paths(
         for path in files:
             summary.files += 1
             try:
-                data = path.read_bytes()
-                if _is_otlp(data):
-                    for created in post_otlp_file(client, path):
+                with path.open("rb") as head:
+                    signal = _otlp_signal(head.read(4096))
+                if signal:
+                    lines = progress.add_task(path.name, total=path.stat().st_size)
+                    for created in post_otlp_file(client, path, signal, partial(progress.advance, lines)):
                         summary.count(created)
+                    progress.remove_task(lines)
                 else:
-                    pending.append(session_of(data, identity))
+                    pending.append(session_of(path.read_bytes(), identity))
             except (OSError, OTLPDecodeError, ClientError) as exc:
                 summary.failed += 1
                 field = getattr(exc, "field", "")

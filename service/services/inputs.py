@@ -10,6 +10,7 @@ from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError
 from service.ids import check_id, check_optional_id
 from service.store.records import RunRecord
+from service.traces import TraceRun
 from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE, RunKind
 
 
@@ -93,3 +94,49 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
         metadata=run.metadata or {},
     )
     return SessionInput(spec, list(run.events), run.execution, normalized=normalized)
+
+
+UNKNOWN_IDENTITY = "unknown"
+
+
+def safe_identity(identity: str | None) -> str:
+    """An identity read from telemetry: one that is not a valid identifier is `unknown`, never an error."""
+    try:
+        return check_id(identity, "identity")
+    except FieldError:
+        return UNKNOWN_IDENTITY
+
+
+def safe_name(value: str | None) -> str:
+    """A suite or task id read from telemetry; one that is not a valid identifier is left out."""
+    try:
+        return check_id(value, "name") if value else ""
+    except FieldError:
+        return ""
+
+
+@dataclass
+class Received:
+    """What an OTLP request did: OTLP reports the rejected items and why (partial success)."""
+
+    accepted: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def reject(self, count: int, reason: str) -> None:
+        if count:
+            self.rejected += count
+            self.reasons.append(reason)
+
+
+def trace_spec(mapped: TraceRun) -> RunSpec:
+    """A trace-born run's names as its spans give them (SPEC §3.4); unusable values are left out."""
+    trial = mapped.trial if mapped.trial is not None and mapped.trial >= 0 else None
+    return RunSpec(
+        identity=safe_identity(mapped.identity),
+        run_id=mapped.run_id,
+        suite=safe_name(mapped.suite),
+        task_id=safe_name(mapped.task_id),
+        trial=trial,
+        kind=RunKind.TRACE,
+    )

@@ -7,7 +7,7 @@ key, reputation events are skipped by id).
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -19,14 +19,23 @@ from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
 from service.reputation.emit import FinalizedRun, events_for_run
-from service.services.inputs import FinalizeRequest, RunSpec, SessionInput, check_event_times, new_run_id
+from service.services.inputs import (
+    FinalizeRequest,
+    RunSpec,
+    SessionInput,
+    check_event_times,
+    new_run_id,
+    trace_spec,
+)
 from service.services.locks import holding, run_lock
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store import sessions as session_store
+from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
+from service.traces import decode_span, map_run
 from service.vocab import ExecutionStatus, RunKind, RunStatus
 
 
@@ -187,10 +196,14 @@ def finalize_run(
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             return run
+        performance = None
         if run.kind == RunKind.SESSION:
             events, performance = session_material(store, run, now)
+        elif run.kind == RunKind.TRACE:
+            run, events, traced = trace_material(store, run, now)
+            execution = execution or traced
         else:
-            events, performance = run_store.load_event_payloads(store, tenant, run_id), None
+            events = run_store.load_event_payloads(store, tenant, run_id)
         request = FinalizeRequest(run, events, execution, performance)
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
 
@@ -204,6 +217,26 @@ def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[
     for record in records:
         accumulator.add(record)
     return events, accumulator.score(masque=run.identity).to_dict()
+
+
+def trace_material(
+    store: Store, run: RunRecord, now: datetime
+) -> tuple[RunRecord, list[dict[str, Any]], dict[str, Any] | None]:
+    """A trace-born run with the names its spans give, its run events (SPEC §3.4 mapping, stored so
+    /events shows them with their span ids) and the execution error its spans show, if any."""
+    spans = [decode_span(payload) for payload in trace_store.load_payloads(store, run.tenant, run.run_id)]
+    mapped = map_run(run.run_id, spans)
+    spec = trace_spec(mapped)
+    named = replace(
+        run,
+        identity=spec.identity if mapped.identity else run.identity,
+        suite=spec.suite or run.suite,
+        task_id=spec.task_id or run.task_id,
+        trial=run.trial if spec.trial is None else spec.trial,
+    )
+    normalized = normalize_events(mapped.events)
+    run_store.insert_events(store, run_store.event_rows(run.tenant, run.run_id, normalized, 0, now))
+    return named, mapped.events, mapped.execution
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,18 @@
 """OTLP log sessions (SPEC §3.2, §5). Records received over /v1/logs are stored per `session.id`; each
 session is a run (run_id = session id, kind "session") that is finalized explicitly or, once it has
 been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
-(see service.services.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
+(see service.services.runs.finalize_run)."""
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from service.errors import FieldError
 from service.ids import ID_RULE, check_id
-from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
-from service.judge.otlp_json import decode_json_body
+from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session
 from service.judge.records import encode_record, record_id
 from service.services import runs
-from service.services.inputs import RunSpec, SessionInput
+from service.services.inputs import Received, RunSpec, safe_identity
 from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
@@ -23,28 +20,12 @@ from service.store.client import Store
 from service.store.rows import to_millis
 from service.vocab import RunKind
 
-UNKNOWN_IDENTITY = "unknown"
 
-
-@dataclass
-class Received:
-    """What a /v1/logs request did: OTLP reports the rejected records and why (partial success)."""
-
-    accepted: int = 0
-    rejected: int = 0
-    reasons: list[str] = field(default_factory=list)
-
-    def reject(self, count: int, reason: str) -> None:
-        if count:
-            self.rejected += count
-            self.reasons.append(reason)
-
-
-def _identity(records: Iterable[LogRecord], rule: IdentityRule, fallback: str | None) -> str:
+def _identity(records: Iterable[LogRecord], rule: IdentityRule) -> str | None:
     accumulator = SessionAccumulator("", rule)
     for record in records:
         accumulator.add(record)
-    return accumulator.identity or fallback or UNKNOWN_IDENTITY
+    return accumulator.identity
 
 
 def _record_rows(tenant: str, session_id: str, records: Sequence[LogRecord], now: datetime) -> list[list]:
@@ -83,7 +64,7 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
                 received.reject(len(records), f"session {session_id} is {state}; its records were not stored")
                 continue
             if run is None:
-                identity = _safe_identity(_identity(records, rule, None))
+                identity = safe_identity(_identity(records, rule))
                 spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
                 opened.append(runs.new_record(tenant, spec, session_id, now))
             rows.extend(_record_rows(tenant, session_id, records, now))
@@ -93,36 +74,9 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
     return received
 
 
-def _safe_identity(identity: str) -> str:
-    try:
-        return check_id(identity, "identity")
-    except FieldError:
-        return UNKNOWN_IDENTITY
-
-
 def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> int:
     """Finalizes every open session that has been idle for `idle`; returns how many."""
     idle_sessions = session_store.idle_sessions(store, now - idle)
     for tenant, session_id in idle_sessions:
         runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
     return len(idle_sessions)
-
-
-def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[SessionInput]:
-    """Every session of a Collector file-exporter log, whole, for one-shot ingest (scored and mapped)."""
-    records: list[LogRecord] = []
-    with path.open("rb") as lines:
-        for line in lines:
-            if line.strip():
-                records.extend(decode_json_body(line).records)
-    rule = IdentityRule(identity_names)
-    sessions = []
-    for session_id, group in group_by_session(records).items():
-        accumulator = SessionAccumulator(session_id, rule)
-        for record in group:
-            accumulator.add(record)
-        who = check_id(accumulator.identity or identity or UNKNOWN_IDENTITY, f"session {session_id} identity")
-        spec = RunSpec(identity=who, run_id=check_id(session_id, "session.id"), kind=RunKind.SESSION)
-        performance = accumulator.score(masque=who).to_dict()
-        sessions.append(SessionInput(spec, to_run_events(group), None, performance))
-    return sessions

@@ -1,77 +1,38 @@
 """OTLP/HTTP logs receiver (SPEC §3.2): JSON or protobuf, optionally gzip; answers per the OTLP spec."""
 
-from typing import Any
-
-import orjson
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from google.protobuf.json_format import MessageToDict
-from google.rpc import status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
+from service.api import otlp_http
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.errors import Problem
 from service.judge import OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
-from service.services.sessions import Received, receive
+from service.services.sessions import receive
 
 router = APIRouter(tags=["otlp"])
-
-PROTOBUF = "application/x-protobuf"
-JSON = "application/json"
-INVALID_ARGUMENT = 3
-LOGS_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            JSON: {"schema": {"type": "object", "properties": {"resourceLogs": {"type": "array"}}}},
-            PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
-        },
-    }
-}
-
-
-def _encode(message: Any, as_protobuf: bool, status: int) -> Response:
-    if as_protobuf:
-        return Response(message.SerializeToString(), status_code=status, media_type=PROTOBUF)
-    return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON)
-
-
-def _bad_request(message: str, as_protobuf: bool) -> Response:
-    return _encode(status_pb2.Status(code=INVALID_ARGUMENT, message=message), as_protobuf, 400)
-
-
-def _success(received: Received, as_protobuf: bool) -> Response:
-    answer = logs_service_pb2.ExportLogsServiceResponse()
-    if received.rejected:
-        answer.partial_success.rejected_log_records = received.rejected
-        answer.partial_success.error_message = "; ".join(received.reasons)
-    return _encode(answer, as_protobuf, 200)
 
 
 @router.post(
     "/v1/logs",
     summary="OTLP/HTTP logs (Claude Code sessions)",
-    openapi_extra=LOGS_BODY,
+    openapi_extra=otlp_http.request_body_schema("resourceLogs"),
     responses={200: {"description": "ExportLogsServiceResponse (partialSuccess for rejected records)"},
                400: {"description": "google.rpc.Status: the request cannot be decoded"}},
 )  # fmt: skip
 async def post_logs(
     request: Request, principal: Ingest, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now
 ) -> Response:
-    content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
-    if content_type not in (JSON, PROTOBUF):
-        raise Problem(415, "Unsupported Media Type", f"send {JSON} or {PROTOBUF}, not {content_type!r}")
-    as_protobuf = content_type == PROTOBUF
-    body = await request.body()
+    body = await otlp_http.read_body(request)
     try:
-        if request.headers.get("content-encoding", "").lower() == "gzip":
-            body = gunzip_body(body, settings.max_body_bytes)
-        batch = decode_protobuf_body(body) if as_protobuf else decode_json_body(body)
+        data = gunzip_body(body.data, settings.max_body_bytes) if body.gzipped else body.data
+        batch = decode_protobuf_body(data) if body.protobuf else decode_json_body(data)
     except InflatedTooLarge as exc:
         raise Problem(413, "Content Too Large", str(exc)) from exc
     except OTLPDecodeError as exc:
-        return _bad_request(str(exc), as_protobuf)
+        return otlp_http.bad_request(str(exc), body.protobuf)
     received = await run_in_threadpool(receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes)
     metrics.events_ingested.inc(received.accepted)
-    return _success(received, as_protobuf)
+    answer = logs_service_pb2.ExportLogsServiceResponse()
+    return otlp_http.partial_success(answer, "rejected_log_records", received, body.protobuf)
