@@ -6,14 +6,15 @@ Failure types are detectors (`detectors/`), one module each, listed in `DETECTOR
 """
 
 from service.diagnosis.cause import Cause
-from service.diagnosis.detectors import DETECTORS, Detector, Finding
+from service.diagnosis.detectors import DETECTORS, DIMENSIONS, FAILURE_TYPES, Detector, Finding
 from service.diagnosis.diagnosis import Diagnosis, diagnose
 from service.diagnosis.errors import InputError
-from service.diagnosis.events import KNOWN_TYPES, Event, normalize_events
+from service.diagnosis.events import KNOWN_TYPES, Event, canonical_type, event_type_of, normalize_events
 from service.diagnosis.parsing import RunInput, parse_run, parse_runs
 from service.diagnosis.report import text_report
 
 __all__ = [
-    "DETECTORS", "KNOWN_TYPES", "Cause", "Detector", "Diagnosis", "Event", "Finding", "InputError", "RunInput",
-    "diagnose", "normalize_events", "parse_run", "parse_runs", "text_report",
+    "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "KNOWN_TYPES", "Cause", "Detector", "Diagnosis", "Event", "Finding",
+    "InputError", "RunInput", "canonical_type", "diagnose", "event_type_of", "normalize_events", "parse_run",
+    "parse_runs", "text_report",
 ]  # fmt: skip

@@ -19,5 +19,8 @@ DETECTORS: tuple[Detector, ...] = (
     cost_explosion.DETECTOR,
     skill_failure.DETECTOR,
 )
+# The score dimensions and the failure types, in the registry's order (the vocabulary's share of it).
+DIMENSIONS: tuple[str, ...] = tuple(d.dimension for d in DETECTORS)
+FAILURE_TYPES: tuple[str, ...] = tuple(d.failure_type for d in DETECTORS)
 
-__all__ = ["CRITICAL", "DETECTORS", "HIGH", "MEDIUM", "Detector", "Finding"]
+__all__ = ["CRITICAL", "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "HIGH", "MEDIUM", "Detector", "Finding"]
