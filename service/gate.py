@@ -20,7 +20,9 @@ def verdict_of_file(data: bytes, pass_threshold: float) -> dict[str, Any]:
     """The fields a gate reads, for a session file diagnosed offline."""
     run = parse_run(data)
     view = diagnose(run.events).to_dict()
-    outcome = classify_execution(run.execution, run.events, view["trust_score"], pass_threshold)
+    outcome = classify_execution(
+        run.execution, run.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+    )
     return {
         "run_id": run.run_id or "(file)",
         "trust_score": view["trust_score"],

@@ -246,7 +246,9 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
     normalized = request.normalized_events
     diagnosis = diagnose(request.events)
     view = diagnosis.to_dict()
-    outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
+    outcome = classify_execution(
+        request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+    )
     started_at, ended_at = _timestamps(normalized)
     run_at = ended_at or now
     causes = view["failure_causes"]
