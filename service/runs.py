@@ -317,6 +317,8 @@ def _emission_view(row: dict[str, Any], outcome: ExecutionOutcome, causes: list[
         failure_stage=row["failure_stage"],
         failure_reason_code=row["failure_reason_code"],
         session_composite=row["session_composite"],
+        readiness=row["readiness"],
+        event_count=row["event_count"],
     )
 
 
