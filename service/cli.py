@@ -99,18 +99,28 @@ def diagnose(
     text: Annotated[bool, typer.Option("--text", help="a readable report instead of JSON")] = False,
 ) -> None:
     """Diagnose a run offline and print the canonical diagnosis JSON (SPEC section 4)."""
-    from service.diagnosis import InputError, parse_run, text_report
+    from service.diagnosis import InputError, parse_run
     from service.diagnosis import diagnose as diagnose_events
+    from service.outcome import OutcomeInputError, classify_execution
+    from service.run_report import run_text_report
 
     try:
         data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}")
     try:
-        result = diagnose_events(parse_run(data).events)
+        run = parse_run(data)
+        result = diagnose_events(run.events)
+        if text:  # the text report leads with the run's execution outcome (SPEC section 6)
+            threshold = get_settings().quality_pass_threshold
+            outcome = classify_execution(
+                run.execution, run.events, result.trust_score, threshold, readiness=result.readiness_level
+            )
     except InputError as exc:
         fail(f"{file}: {exc.located()}")
-    sys.stdout.write(text_report(result) if text else result.canonical_json().decode() + "\n")
+    except OutcomeInputError as exc:
+        fail(f"{file}: {exc.field}: {exc}")
+    sys.stdout.write(run_text_report(result, outcome) if text else result.canonical_json().decode() + "\n")
 
 
 @app.command()

@@ -58,11 +58,13 @@ def test_session_round_trip(client: httpx.Client) -> None:
     assert [e["event_id"] for e in events] == [f"event_{i}" for i in range(8)]
 
     reputation = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": "2026-11-20"}).json()
-    assert reputation["overall"] == pytest.approx(50 * (1 + (MULTI_TRUST - 50) / 50), abs=1e-9)
-    assert reputation["categories"]["task_quality"] == pytest.approx(MULTI_TRUST, abs=1e-9)
+    # SPEC §7 (changed 2026-11-23): a review_recommended run's run_trust is min(0, (trust - 80) / 20), so
+    # trust 89 gives 0 (it gave (89 - 50) / 50 = 0.78): the reputation sits at the neutral 50.
+    assert reputation["overall"] == pytest.approx(50, abs=1e-9)
+    assert reputation["categories"]["task_quality"] == pytest.approx(50, abs=1e-9)
     assert reputation["categories"]["economic"] is None and reputation["categories"]["identity_hygiene"] is None
     assert reputation["events"] == 1 and reputation["confidence"] == 0.01
-    assert reputation["positive_events"] == 1 and reputation["negative_events"] == 0
+    assert reputation["positive_events"] == 0 and reputation["negative_events"] == 0
     assert reputation["failures"] == {
         "context_pollution": 1, "ignoring_tool_outputs": 1, "memory_degradation": 1, "skill_failure": 1,
     }  # fmt: skip

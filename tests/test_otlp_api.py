@@ -74,7 +74,8 @@ def test_sdk_exporter_session_is_scored_diagnosed_and_moves_reputation(client: h
     assert [e["type"] for e in events[:3]] == ["user_prompt", "tool_call", "tool_output"]
 
     after = client.get("/v1/identities/Codesmith/reputation", params={"as_of": "2025-11-21"}).json()
-    # run_trust delta 1.0 and session_performance delta (8.7 - 5) / 5 = 0.74, both weight 1.
+    # run_trust delta (100 - 80) / 20 = 1.0 (ready, SPEC §7) and session_performance delta (8.7 - 5) / 5 = 0.74,
+    # both weight 1.
     assert after["overall"] == pytest.approx(50 * (1 + (1.0 + 0.74) / 2), abs=1e-9)
     assert after["events"] == 2
 

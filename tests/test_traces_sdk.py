@@ -84,7 +84,10 @@ def test_a_provider_failure_inside_a_stage_is_an_execution_error(
         "reason": "provider_error",
         "message": "upstream 503",
     }
-    outcome = classify_execution(run.execution, run.events, diagnose(run.events).trust_score)
+    diagnosis = diagnose(run.events)
+    outcome = classify_execution(
+        run.execution, run.events, diagnosis.trust_score, readiness=diagnosis.to_dict()["readiness_level"]
+    )
     assert (outcome.status, outcome.stage, outcome.reason_code) == (
         ExecutionStatus.EXECUTION_ERROR,
         "agent",

@@ -2,7 +2,6 @@
 object. Errors name the field (`sessions[1].identity`, `events[3].timestamp`)."""
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +10,7 @@ from service.errors import FieldError
 from service.ids import check_id, check_optional_id
 from service.store.records import RunRecord
 from service.traces import TraceRun
-from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE, RunKind
+from service.vocab import RunKind
 
 
 @dataclass(frozen=True)
@@ -68,14 +67,6 @@ class SessionInput(_NormalizedOnce):
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
 
-def check_event_times(events: Sequence[Event], prefix: str = "") -> None:
-    """Every timestamp must be storable; the error names the first event that is not."""
-    for index, event in enumerate(events):
-        ms = event.timestamp_ms
-        if ms is not None and not EARLIEST_MS <= ms < LATEST_MS:
-            raise FieldError(f"{prefix}events[{index}].timestamp", f"timestamp must lie {TIME_RULE}")
-
-
 def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:
     """Validates a parsed run for storage; errors name the field."""
     prefix = f"{field}." if field else ""
@@ -84,7 +75,6 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
     if len(run.events) > max_events:
         raise FieldError(f"{prefix}events", f"a run holds at most {max_events} events ({len(run.events)} sent)")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
-    check_event_times(normalized, prefix)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
         run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,

@@ -23,7 +23,6 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
-    check_event_times,
     new_run_id,
     trace_spec,
 )
@@ -88,7 +87,6 @@ def append_events(
     """Appends a batch (all or nothing); returns the run's event count afterwards."""
     now = to_millis(now)
     normalized = normalize_events(list(events))
-    check_event_times(normalized)
     with run_lock(tenant, run_id):
         run = stored_run(store, tenant, run_id)
         if run.finalized:
@@ -124,7 +122,9 @@ def primary_failure_of(view: dict[str, Any]) -> str | None:
 def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
     diagnosis = diagnose(request.events)
     view = diagnosis.to_dict()
-    outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
+    outcome = classify_execution(
+        request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+    )
     started_at, ended_at = _timestamps(request.normalized_events)
     performance = request.session_performance
     evidence = view["evidence_summary"]
@@ -172,6 +172,8 @@ def _emission_view(record: RunRecord, outcome: ExecutionOutcome, causes: list[di
         failure_stage=record.failure_stage,
         failure_reason_code=record.failure_reason_code,
         session_composite=record.session_composite,
+        readiness=record.readiness,
+        event_count=record.event_count,
     )
 
 
