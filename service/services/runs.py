@@ -9,6 +9,7 @@ key, reputation events are skipped by id).
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import orjson
@@ -178,13 +179,25 @@ def _emission_view(record: RunRecord, outcome: ExecutionOutcome, causes: list[di
 
 
 def finalize_batch(
-    store: Store, tenant: str, requests: Sequence[FinalizeRequest], now: datetime, pass_threshold: float
+    store: Store,
+    tenant: str,
+    requests: Sequence[FinalizeRequest],
+    now: datetime,
+    pass_threshold: float,
+    event_rows: Sequence[Sequence[Any]] = (),
 ) -> list[RunRecord]:
-    """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch."""
+    """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch. The runs'
+    raw events (when given), failures and reputation events are independent and written side by side;
+    the run rows only once all of them are stored."""
     now = to_millis(now)
     done = [_finalize_one(request, now, pass_threshold) for request in requests]
-    run_store.insert_failures(store, [row for item in done for row in item.failures])
-    reputation_store.insert_events(store, tenant, [event for item in done for event in item.reputation])
+    failures = [row for item in done for row in item.failures]
+    reputation = [event for item in done for event in item.reputation]
+    store.together(
+        partial(reputation_store.insert_events, store, tenant, reputation),
+        partial(run_store.insert_events, store, event_rows),
+        partial(run_store.insert_failures, store, failures),
+    )
     run_store.insert_runs(store, [item.record for item in done])
     return [item.record for item in done]
 
@@ -273,8 +286,7 @@ def ingest_sessions(
                     base, session.events, session.execution, session.session_performance, session.normalized
                 )
             )
-        run_store.insert_events(store, rows)
-        finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold))
+        finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold, rows))
         return [
             Ingested(existing[run_id], False) if run_id in existing else Ingested(next(finalized), True)
             for run_id in run_ids

@@ -2,6 +2,8 @@
 
 import contextlib
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -41,6 +43,11 @@ def _open(dsn: str, database: str | None) -> Client:
         raise StoreUnavailable(f"cannot reach ClickHouse: {exc}") from exc
 
 
+# Writes that run side by side (`Store.together`). The embedded engine serializes calls per client
+# handle only, so statements on distinct clients (one per thread) run in parallel there as on a server.
+_WRITERS = 4
+
+
 class Store:
     """Hands out one client per thread (clients are not safe to share across threads) on one database."""
 
@@ -51,6 +58,7 @@ class Store:
         self._local = threading.local()
         self._clients: list[Client] = []
         self._lock = threading.Lock()
+        self._writers: ThreadPoolExecutor | None = None
         self._ensure_database()
 
     def _ensure_database(self) -> None:
@@ -79,6 +87,24 @@ class Store:
             self._track(client)
         return client
 
+    def together(self, *calls: Callable[[], object]) -> None:
+        """Runs independent statements at once, each on a client of its own; returns once all are done,
+        raising the first error (a failed statement never leaves another one still running)."""
+        first, *others = calls
+        pending: list[Future[object]] = [self._writer_pool().submit(call) for call in others]
+        try:
+            first()
+        finally:
+            wait(pending)
+        for future in pending:
+            future.result()
+
+    def _writer_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._writers is None:
+                self._writers = ThreadPoolExecutor(_WRITERS, thread_name_prefix="repute-store")
+            return self._writers
+
     def ping(self) -> None:
         """Raises StoreUnavailable (or the driver's OperationalError) when ClickHouse does not answer."""
         self.client.query("SELECT 1")
@@ -86,6 +112,9 @@ class Store:
     def close(self) -> None:
         with self._lock:
             clients, self._clients = self._clients, []
+            writers, self._writers = self._writers, None
+        if writers is not None:
+            writers.shutdown(wait=True)
         for client in clients:
             with contextlib.suppress(Exception):  # best effort: the engine may already be gone
                 client.close()
