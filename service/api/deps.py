@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 
 from service.api import auth
 from service.api.metrics import Metrics
@@ -12,19 +13,22 @@ from service.settings import Settings
 from service.store.client import Store
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.store_holder.get()
+# Coroutines, not plain functions: FastAPI runs a plain dependency in the threadpool, a hop per dependency
+# per request that queues behind busy threads under load.
+async def _store(request: Request) -> Store:
+    holder = request.app.state.store_holder
+    return holder.get() if holder.opened else await run_in_threadpool(holder.get)  # opening may block
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def _metrics(request: Request) -> Metrics:
+async def _metrics(request: Request) -> Metrics:
     return request.app.state.metrics
 
 
-def _now() -> datetime:
+async def _now() -> datetime:
     return datetime.now(UTC)
 
 

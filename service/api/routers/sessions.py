@@ -1,5 +1,6 @@
 """Whole runs in one request: stored, finalized and diagnosed at once."""
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import orjson
@@ -61,23 +62,30 @@ def _json(body: Any, status: int) -> Response:
 
 
 class _Ingest:
-    """Stores and finalizes parsed runs for a tenant; counts what was created in the metrics."""
+    """Parses, stores and finalizes runs for a tenant; counts what was created in the metrics."""
 
     def __init__(self, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now) -> None:
         self.store, self.settings, self.metrics, self.now = store, settings, metrics, now
 
-    async def __call__(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
-        limit = self.settings.max_events_per_run
-        sessions = [
-            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
-        ]
-        results = await run_in_threadpool(
-            ingest_sessions, self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold
-        )
+    async def __call__(self, tenant: str, body: bytes, parse: Callable[[bytes], list[RunInput]]) -> list[Ingested]:
+        # Parsing a batch takes a while: in the threadpool, so the event loop keeps serving other requests.
+        results = await run_in_threadpool(self._ingest, tenant, body, parse)
         created = [r for r in results if r.created]
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
         return results
+
+    def _ingest(self, tenant: str, body: bytes, parse: Callable[[bytes], list[RunInput]]) -> list[Ingested]:
+        inputs = parse(body)
+        limit = self.settings.max_events_per_run
+        sessions = [
+            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
+        ]
+        return ingest_sessions(self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold)
+
+
+def _parse_one(body: bytes) -> list[RunInput]:
+    return [parse_run(body)]
 
 
 IngestDep = Annotated[_Ingest, Depends()]
@@ -92,8 +100,7 @@ IngestDep = Annotated[_Ingest, Depends()]
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
 async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    run = parse_run(await request.body())
-    result = (await ingest(principal.tenant, [run]))[0]
+    result = (await ingest(principal.tenant, await request.body(), _parse_one))[0]
     body = {**_verdict(result), "diagnosis": orjson.Fragment(result.record.diagnosis)}
     return _json(body, 201 if result.created else 200)
 
@@ -106,5 +113,5 @@ async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -
     openapi_extra=BATCH_BODY,
 )
 async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    inputs = parse_runs(await request.body())
-    return _json({"results": [_verdict(r) for r in await ingest(principal.tenant, inputs)]}, 201)
+    results = await ingest(principal.tenant, await request.body(), parse_runs)
+    return _json({"results": [_verdict(r) for r in results]}, 201)
