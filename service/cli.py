@@ -63,11 +63,12 @@ def api() -> Iterator["ApiClient"]:
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (REPUTE_HOST)")] = None,
     port: Annotated[int | None, typer.Option(help="port (REPUTE_PORT)")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="processes (a ClickHouse server only: embedded is one)")] = 1,
 ) -> None:
     """Serve the REST API (migrates the store first; prints the admin key on first start)."""
     from service.server import serve as run_server
 
-    run_server(get_settings(), host, port)
+    run_server(get_settings(), host, port, workers)
 
 
 @app.command()
