@@ -1,30 +1,22 @@
-"""Striped locks that serialise the appends and finalizes of one run inside this process.
+"""Locks that serialise the appends and finalizes of one run inside this process.
 
-Scoped by tenant: two tenants using the same run id contend at most for a stripe, never for data.
-Across processes (several servers on one ClickHouse) the store's insert-time idempotency converges.
+One lock per run id in flight: a run waits only behind its own run id, never behind a batch of other
+runs. Scoped by tenant. Across processes (several servers on one ClickHouse) the store's insert-time
+idempotency converges.
 """
 
-import threading
-import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
-_LOCKS = [threading.Lock() for _ in range(256)]
+from service.store.keyed_locks import KeyedLocks
 
-
-def _stripe(tenant: str, run_id: str) -> int:
-    return zlib.crc32(f"{tenant}/{run_id}".encode()) % len(_LOCKS)
+_RUNS = KeyedLocks()
 
 
-def run_lock(tenant: str, run_id: str) -> threading.Lock:
-    return _LOCKS[_stripe(tenant, run_id)]
+def run_lock(tenant: str, run_id: str) -> AbstractContextManager[None]:
+    return _RUNS.holding([(tenant, run_id)])
 
 
-@contextmanager
-def holding(tenant: str, run_ids: Sequence[str]) -> Iterator[None]:
-    """Holds the locks of several runs: distinct stripes taken in a fixed order, so two batches never
-    wait on each other in a cycle."""
-    with ExitStack() as stack:
-        for index in sorted({_stripe(tenant, run_id) for run_id in run_ids}):
-            stack.enter_context(_LOCKS[index])
-        yield
+def holding(tenant: str, run_ids: Sequence[str]) -> AbstractContextManager[None]:
+    """Holds the locks of several runs (two batches never wait on each other in a cycle)."""
+    return _RUNS.holding((tenant, run_id) for run_id in run_ids)
