@@ -2,18 +2,18 @@
 
 Idempotency holds at insert time: the daily materialized view folds every inserted block, so a
 duplicate that reached the table would be double-counted forever. Known ids are skipped (under a
-process lock), and each block carries a deduplication token that the table and its MV honour, which
-covers a retry racing from another process.
+process lock per tenant and identity, as an id is looked up per identity), and each block carries a
+deduplication token that the table and its MV honour, which covers a retry racing from another process.
 """
 
 import hashlib
-import threading
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 from service.reputation.model import ReputationEvent, combine
 from service.store.client import Store
+from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
 
@@ -21,7 +21,7 @@ EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
     "confidence", "weight", "reference_type", "reference_id", "attributes",
 )  # fmt: skip
-_insert_lock = threading.Lock()
+_insert_locks = KeyedLocks()
 
 
 def _unique(events: Sequence[ReputationEvent]) -> list[ReputationEvent]:
@@ -49,7 +49,7 @@ def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) 
     candidates = _unique(events)
     if not candidates:
         return 0
-    with _insert_lock:
+    with _insert_locks.holding((tenant, e.identity) for e in candidates):
         known = _existing_ids(store, tenant, candidates)
         new = [e for e in candidates if e.event_id not in known]
         if not new:
