@@ -1,0 +1,116 @@
+"""Load benchmark: 16 clients for 60 s (`REPUTE_BENCH_LOAD_SECONDS`) against `repute serve` on a fresh
+embedded store, mixing single finalizes, batches, run lists and reputation reads. Reports requests/s and
+p50/p99/max per route: reads should stay fast while writes queue (issue #14: reads p99 < 100 ms, no
+request over 1 s)."""
+
+import asyncio
+import os
+import random
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import httpx
+import orjson
+
+from bench._server import Served, cpu_seconds, load_average, served
+from bench.store import percentile
+from service.testing.factory import make_session
+
+CLIENTS = 16
+SECONDS = float(os.environ.get("REPUTE_BENCH_LOAD_SECONDS", 60))
+BATCH = 100
+IDENTITIES = 40
+AS_OF = "2026-11-02"
+# Route -> share of the requests: half reads, half writes (most of them single runs).
+MIX = {
+    "POST /v1/sessions": 45,
+    "POST /v1/sessions/batch": 5,
+    "GET /v1/runs": 25,
+    "GET /v1/identities/{id}/reputation": 25,
+}
+READS = ("GET /v1/runs", "GET /v1/identities/{id}/reputation")
+
+
+@dataclass
+class Client:
+    number: int
+    rng: random.Random
+    sent: int = 0
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def identity(self) -> str:
+        return f"agent-{self.rng.randrange(IDENTITIES)}"
+
+    def session(self) -> dict:
+        self.sent += 1
+        return make_session(self.rng, f"load-{self.number}-{self.sent}", self.identity(), 50)
+
+    def request(self, route: str) -> tuple[str, str, bytes | None]:
+        if route == "POST /v1/sessions":
+            return "POST", "/v1/sessions", orjson.dumps(self.session())
+        if route == "POST /v1/sessions/batch":
+            return "POST", "/v1/sessions/batch", orjson.dumps([self.session() for _ in range(BATCH)])
+        if route == "GET /v1/runs":
+            return "GET", f"/v1/runs?limit=50&identity={self.identity()}", None
+        return "GET", f"/v1/identities/{self.identity()}/reputation?as_of={AS_OF}", None
+
+
+async def _drive(client: Client, http: httpx.AsyncClient, deadline: float) -> None:
+    routes, weights = list(MIX), list(MIX.values())
+    while time.perf_counter() < deadline:
+        route = client.rng.choices(routes, weights)[0]
+        method, url, body = client.request(route)
+        began = time.perf_counter()
+        response = await http.request(method, url, content=body)
+        client.latencies[route].append((time.perf_counter() - began) * 1000)
+        if response.status_code >= 400:
+            client.failures[route] += 1
+
+
+async def _run(server: Served) -> tuple[list[Client], float]:
+    limits = httpx.Limits(max_connections=CLIENTS)
+    async with httpx.AsyncClient(base_url=server.base_url, headers=server.headers, timeout=120, limits=limits) as http:
+        seed = [make_session(random.Random(1), f"seed-{i}", f"agent-{i % IDENTITIES}", 50) for i in range(200)]
+        (await http.post("/v1/sessions/batch", content=orjson.dumps(seed))).raise_for_status()
+        clients = [Client(number, random.Random(number)) for number in range(CLIENTS)]
+        started = time.perf_counter()
+        await asyncio.gather(*(_drive(client, http, started + SECONDS) for client in clients))
+        return clients, time.perf_counter() - started
+
+
+def _route_rows(clients: list[Client], seconds: float) -> list[tuple[str, str, str]]:
+    rows = []
+    for route in MIX:
+        samples = [ms for client in clients for ms in client.latencies[route]]
+        failed = sum(client.failures[route] for client in clients)
+        if not samples:
+            continue
+        target = "p99 < 100 ms" if route in READS else "max < 1,000 ms"
+        rows.append((
+            f"{route}: {len(samples)} requests, {len(samples) / seconds:.1f}/s, {failed} failed",
+            f"p50 {statistics.median(samples):.0f} / p99 {percentile(samples, 0.99):.0f} / max {max(samples):.0f} ms",
+            target,
+        ))  # fmt: skip
+    return rows
+
+
+def main() -> list[tuple[str, str, str]]:
+    with served() as server:
+        cpu = cpu_seconds(server.pid)
+        clients, seconds = asyncio.run(_run(server))
+        busy = (cpu_seconds(server.pid) - cpu) / seconds
+    total = sum(len(samples) for client in clients for samples in client.latencies.values())
+    return [
+        (f"{CLIENTS} clients for {seconds:.0f} s, mixed reads and writes", f"{total / seconds:.1f} requests/s", "-"),
+        *_route_rows(clients, seconds),
+        ("  server CPU busy (cores)", f"{busy:.2f}", "-"),
+        (load_average(), "after the load benchmark", "-"),
+    ]
+
+
+if __name__ == "__main__":
+    for row in main():
+        print(" | ".join(row))
