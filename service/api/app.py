@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 
+from anyio import CapacityLimiter
 from fastapi import FastAPI
 
 from service import __version__
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.settings = settings
     app.state.store_holder = holder
     app.state.metrics = Metrics()
+    app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
     errors.install(app)
     for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from typing import Annotated
 
+from anyio import CapacityLimiter
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
@@ -32,10 +33,17 @@ async def _now() -> datetime:
     return datetime.now(UTC)
 
 
+async def _write_limiter(request: Request) -> CapacityLimiter:
+    return request.app.state.write_limiter
+
+
 StoreDep = Annotated[Store, Depends(_store)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 MetricsDep = Annotated[Metrics, Depends(_metrics)]
 Now = Annotated[datetime, Depends(_now)]
+# Finalizing is CPU work (parsing, diagnosis, rows) and engine writes: a few at a time keep both cores
+# busy, and the rest queue on the event loop instead of crowding the reads out of the interpreter.
+WriteLimiter = Annotated[CapacityLimiter, Depends(_write_limiter)]
 Ingest = Annotated[Principal, Depends(auth.ingest)]
 Read = Annotated[Principal, Depends(auth.read)]
 Admin = Annotated[Principal, Depends(auth.admin)]

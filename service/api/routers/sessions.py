@@ -4,10 +4,10 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import orjson
+from anyio import to_thread
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
+from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep, WriteLimiter
 from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import SessionBatchResult, SessionResult
@@ -64,12 +64,14 @@ def _json(body: Any, status: int) -> Response:
 class _Ingest:
     """Parses, stores and finalizes runs for a tenant; counts what was created in the metrics."""
 
-    def __init__(self, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now) -> None:
-        self.store, self.settings, self.metrics, self.now = store, settings, metrics, now
+    def __init__(
+        self, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now, limiter: WriteLimiter
+    ) -> None:
+        self.store, self.settings, self.metrics, self.now, self.limiter = store, settings, metrics, now, limiter
 
     async def __call__(self, tenant: str, body: bytes, parse: Callable[[bytes], list[RunInput]]) -> list[Ingested]:
         # Parsing a batch takes a while: in the threadpool, so the event loop keeps serving other requests.
-        results = await run_in_threadpool(self._ingest, tenant, body, parse)
+        results = await to_thread.run_sync(self._ingest, tenant, body, parse, limiter=self.limiter)
         created = [r for r in results if r.created]
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
