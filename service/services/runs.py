@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import Conflict, FieldError, NotFound
+from service.errors import ClientError, Conflict, FieldError, NotFound
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -291,6 +291,34 @@ def ingest_sessions(
             Ingested(existing[run_id], False) if run_id in existing else Ingested(next(finalized), True)
             for run_id in run_ids
         ]
+
+
+def ingest_each(
+    store: Store, sessions: Sequence[tuple[str, SessionInput]], now: datetime, pass_threshold: float
+) -> list[Ingested | ClientError]:
+    """Runs of separate requests (tenant, run), stored as one batch per tenant: one INSERT per table. A
+    batch that is refused (a run id sent twice, a run still open) is retried run by run, so each run gets
+    the answer it would have had alone."""
+    by_tenant: dict[str, list[int]] = {}
+    for index, (tenant, _) in enumerate(sessions):
+        by_tenant.setdefault(tenant, []).append(index)
+    outcomes: dict[int, Ingested | ClientError] = {}
+    for tenant, indexes in by_tenant.items():
+        runs = [sessions[i][1] for i in indexes]
+        try:
+            outcomes.update(zip(indexes, ingest_sessions(store, tenant, runs, now, pass_threshold), strict=True))
+        except ClientError:
+            outcomes.update((i, _ingest_alone(store, tenant, sessions[i][1], now, pass_threshold)) for i in indexes)
+    return [outcomes[index] for index in range(len(sessions))]
+
+
+def _ingest_alone(
+    store: Store, tenant: str, session: SessionInput, now: datetime, pass_threshold: float
+) -> Ingested | ClientError:
+    try:
+        return ingest_sessions(store, tenant, [session], now, pass_threshold)[0]
+    except ClientError as exc:
+        return exc
 
 
 def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:

@@ -1,20 +1,26 @@
 """Whole runs in one request: stored, finalized and diagnosed at once."""
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any
 
 import orjson
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Depends, Request, Response
 
+from service.api.coalesce import Coalescer
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep, WriteLimiter
 from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import OrjsonRoute
 from service.api.schemas import SessionBatchResult, SessionResult
-from service.diagnosis import RunInput, parse_run, parse_runs
-from service.services.inputs import session_input
-from service.services.runs import Ingested, ingest_sessions
+from service.api.state import StoreHolder
+from service.diagnosis import parse_run, parse_runs
+from service.errors import ClientError
+from service.services.inputs import SessionInput, session_input
+from service.services.runs import Ingested, ingest_each, ingest_sessions
 from service.services.views import run_summary
+from service.settings import Settings
 
 router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
 VERDICT_FIELDS = (
@@ -69,28 +75,50 @@ class _Ingest:
     ) -> None:
         self.store, self.settings, self.metrics, self.now, self.limiter = store, settings, metrics, now, limiter
 
-    async def __call__(self, tenant: str, body: bytes, parse: Callable[[bytes], list[RunInput]]) -> list[Ingested]:
+    async def batch(self, tenant: str, body: bytes) -> list[Ingested]:
         # Parsing a batch takes a while: in the threadpool, so the event loop keeps serving other requests.
-        results = await to_thread.run_sync(self._ingest, tenant, body, parse, limiter=self.limiter)
+        results = await to_thread.run_sync(self._ingest_batch, tenant, body, limiter=self.limiter)
+        self._count(results)
+        return results
+
+    async def single(self, request: Request, tenant: str, body: bytes) -> Ingested:
+        result: Ingested = await request.app.state.single_runs.submit((tenant, body))
+        self._count([result])
+        return result
+
+    def _count(self, results: list[Ingested]) -> None:
         created = [r for r in results if r.created]
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
-        return results
 
-    def _ingest(self, tenant: str, body: bytes, parse: Callable[[bytes], list[RunInput]]) -> list[Ingested]:
-        inputs = parse(body)
+    def _ingest_batch(self, tenant: str, body: bytes) -> list[Ingested]:
+        inputs = parse_runs(body)
         limit = self.settings.max_events_per_run
-        sessions = [
-            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
-        ]
+        sessions = [session_input(run, f"sessions[{i}]", limit) for i, run in enumerate(inputs)]
         return ingest_sessions(self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold)
 
 
-def _parse_one(body: bytes) -> list[RunInput]:
-    return [parse_run(body)]
-
-
 IngestDep = Annotated[_Ingest, Depends()]
+SingleRun = tuple[str, bytes]  # the tenant and the request body
+MAX_SINGLES_PER_WRITE = 200
+
+
+def single_run_writer(holder: StoreHolder, settings: Settings, limiter: CapacityLimiter) -> Coalescer:
+    """POST /v1/sessions requests written together while the store is busy (see `coalesce`)."""
+    return Coalescer(partial(_ingest_singles, holder, settings), limiter, MAX_SINGLES_PER_WRITE)
+
+
+def _ingest_singles(holder: StoreHolder, settings: Settings, items: Sequence[SingleRun]) -> list[Ingested | Exception]:
+    """Each body parsed on its own: a bad one fails alone, the others are stored together."""
+    parsed: list[tuple[str, SessionInput] | ClientError] = []
+    for tenant, body in items:
+        try:
+            parsed.append((tenant, session_input(parse_run(body), "", settings.max_events_per_run)))
+        except ClientError as exc:
+            parsed.append(exc)
+    valid = [item for item in parsed if not isinstance(item, ClientError)]
+    stored = iter(ingest_each(holder.get(), valid, datetime.now(UTC), settings.quality_pass_threshold) if valid else ())
+    return [item if isinstance(item, ClientError) else next(stored) for item in parsed]
 
 
 @router.post(
@@ -102,7 +130,7 @@ IngestDep = Annotated[_Ingest, Depends()]
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
 async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    result = (await ingest(principal.tenant, await request.body(), _parse_one))[0]
+    result = await ingest.single(request, principal.tenant, await request.body())
     body = {**_verdict(result), "diagnosis": orjson.Fragment(result.record.diagnosis)}
     return _json(body, 201 if result.created else 200)
 
@@ -115,5 +143,5 @@ async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -
     openapi_extra=BATCH_BODY,
 )
 async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    results = await ingest(principal.tenant, await request.body(), parse_runs)
+    results = await ingest.batch(principal.tenant, await request.body())
     return _json({"results": [_verdict(r) for r in results]}, 201)
