@@ -32,7 +32,7 @@ class RunFacts(NamedTuple):
     event_ids: list[str]  # as given (or event_<position>); they may repeat
     labels: list[str]  # label(e) of every event
     positions: Mapping[str, list[int]]  # type -> positions of its events, in input order
-    call_keys: list[Hashable]  # loop key of each tool call, aligned with `calls`
+    call_groups: Mapping[Hashable, list[int]]  # loop key -> positions of its tool calls, by first call
     token_total: int
     duplicate_calls: int
 
@@ -48,7 +48,7 @@ def gather(events: Sequence[Any]) -> RunFacts:
     types: list[str] = []
     event_ids = default_event_ids(len(events))
     labels: list[str] = []
-    call_keys: list[Hashable] = []
+    call_groups: dict[Hashable, list[int]] = {}
     call_labels: set[str] = set()
     positions: defaultdict[str, list[int]] = defaultdict(list)
     for position, event in enumerate(events):
@@ -73,7 +73,11 @@ def gather(events: Sequence[Any]) -> RunFacts:
         if kind == TOOL_CALL:
             args_json = canonical_json(args)
             label = f"{head}:{args_json}" if args else head
-            call_keys.append((tool_key(event.get("tool")), args_json))
+            key = (tool_key(event.get("tool")), args_json)
+            if key in call_groups:
+                call_groups[key].append(position)
+            else:
+                call_groups[key] = [position]
             call_labels.add(label)
         else:
             label = f"{head}:{canonical_json(args)}" if args else head
@@ -86,9 +90,9 @@ def gather(events: Sequence[Any]) -> RunFacts:
         event_ids=event_ids,
         labels=labels,
         positions=positions,
-        call_keys=call_keys,
+        call_groups=call_groups,
         token_total=sum(token_count(events[i], i) for i in positions.get(TOKEN_USAGE, ())),
-        duplicate_calls=len(call_keys) - len(call_labels),
+        duplicate_calls=len(positions.get(TOOL_CALL, ())) - len(call_labels),
     )
 
 

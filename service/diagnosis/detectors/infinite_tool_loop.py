@@ -5,9 +5,6 @@ an agent stuck without progress, burning time and budget. One cause per group of
 loop key: tool and canonical args, see facts.gather), in order of the group's first call.
 """
 
-from collections import defaultdict
-from collections.abc import Hashable
-
 from service.diagnosis.detectors.base import CRITICAL, HIGH, Detector, Finding
 from service.diagnosis.facts import RunFacts
 
@@ -20,11 +17,8 @@ DESCRIPTION = "Tool call repeated {count} times with matching arguments."
 
 
 def detect(run: RunFacts) -> list[Finding]:
-    groups: defaultdict[Hashable, list[int]] = defaultdict(list)
-    for position, key in zip(run.calls, run.call_keys, strict=True):
-        groups[key].append(position)
     retries = run.of_type("retry_event")
-    return [_finding(calls, retries) for calls in groups.values() if len(calls) >= MIN_REPEATS]
+    return [_finding(calls, retries) for calls in run.call_groups.values() if len(calls) >= MIN_REPEATS]
 
 
 def _finding(calls: list[int], retries: list[int]) -> Finding:
