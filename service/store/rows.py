@@ -1,15 +1,23 @@
 """Small conversions between Python values and ClickHouse columns."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from clickhouse_connect.driver.query import QueryResult
 
 from service.vocab import EARLIEST, LATEST
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS = timedelta(milliseconds=1)
+
 
 def from_epoch_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def epoch_ms(value: datetime) -> int:
+    """An aware datetime as epoch milliseconds (floored), what a DateTime64(3) column holds."""
+    return (value - _EPOCH) // _ONE_MS
 
 
 def as_utc(value: datetime | None) -> datetime | None:
