@@ -1,6 +1,7 @@
 """`diagnose(events) -> Diagnosis`: pure and deterministic (SPEC §4)."""
 
 import hashlib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,7 +12,7 @@ import orjson
 from service.diagnosis.cause import CHAIN_JOINER, Cause
 from service.diagnosis.detectors import DETECTORS, Detector
 from service.diagnosis.facts import RunFacts, gather
-from service.diagnosis.graph import causal_graph, node_ids
+from service.diagnosis.graph import causal_graph, failure_node_id, node_ids
 from service.diagnosis.scoring import dimension_scores, primary_cause, readiness_level, trust_score
 from service.diagnosis.summary import (
     NO_FAILURE_EXPLANATION,
@@ -24,6 +25,8 @@ from service.vocab import Readiness
 
 HASH_KEY = "diagnosis_hash"
 GRAPH_KEY = "causal_graph"
+_FAILURE_NODE_IDS = frozenset(failure_node_id(d.failure_type) for d in DETECTORS)
+_CHAINS = {d.failure_type: CHAIN_JOINER.join(d.causal_chain) for d in DETECTORS}
 
 
 @dataclass(frozen=True)
@@ -128,8 +131,8 @@ def diagnose(events: Sequence[Any]) -> Diagnosis:
     event_id that is not a string, a token count out of range. Timestamps are not read here
     (`normalize_events` checks them)."""
     run = gather(events)
-    ids = node_ids(run.event_ids, (d.failure_type for d in DETECTORS))
-    causes = tuple(cause for detector in DETECTORS for cause in _causes(detector, run, ids))
+    ids = node_ids(run.event_ids, _FAILURE_NODE_IDS)
+    causes = tuple(itertools.chain.from_iterable(_causes(detector, run, ids) for detector in DETECTORS))
     scores = dimension_scores(causes)
     trust = trust_score(scores)
     return Diagnosis(
@@ -147,17 +150,11 @@ def diagnose(events: Sequence[Any]) -> Diagnosis:
 
 
 def _causes(detector: Detector, run: RunFacts, ids: list[str]) -> list[Cause]:
+    kind, chain, remediation = detector.failure_type, _CHAINS[detector.failure_type], detector.remediation
     return [
-        Cause(
-            type=detector.failure_type,
-            severity=finding.severity,
-            impact_score=finding.impact_score,
-            description=finding.description,
-            causal_chain=CHAIN_JOINER.join(detector.causal_chain),
-            evidence=tuple(map(ids.__getitem__, finding.evidence)),
-            remediation=detector.remediation,
-        )
-        for finding in detector.detect(run)
+        Cause(kind, found.severity, found.impact_score, found.description, chain, evidence_ids, remediation)
+        for found in detector.detect(run)
+        for evidence_ids in [tuple(map(ids.__getitem__, found.evidence))]
     ]
 
 

@@ -73,11 +73,13 @@ def gather(events: Sequence[Any]) -> RunFacts:
         if kind == TOOL_CALL:
             args_json = canonical_json(args)
             label = f"{head}:{args_json}" if args else head
-            key = (tool_key(event.get("tool")), args_json)
-            if key in call_groups:
-                call_groups[key].append(position)
-            else:
+            tool = event.get("tool")  # tool_key(tool) is the tool itself when it is a string or null
+            key = (tool if tool is None or tool.__class__ is str else tool_key(tool), args_json)
+            group = call_groups.get(key)
+            if group is None:
                 call_groups[key] = [position]
+            else:
+                group.append(position)
             call_labels.add(label)
         else:
             label = f"{head}:{canonical_json(args)}" if args else head

@@ -7,7 +7,7 @@ every evidence id names exactly one node. Edges are unique as (from, to, type): 
 join the same pair as a `precedes` edge.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 
 from service.diagnosis.cause import Cause
@@ -21,12 +21,12 @@ def failure_node_id(failure_type: str) -> str:
     return FAILURE_NODE_PREFIX + failure_type
 
 
-def node_ids(event_ids: list[str], failure_types: Iterable[str]) -> list[str]:
-    """Unique node ids for the events (see the module docstring)."""
-    taken = {failure_node_id(kind) for kind in failure_types}
+def node_ids(event_ids: list[str], taken_ids: frozenset[str]) -> list[str]:
+    """Unique node ids for the events (see the module docstring); `taken_ids` are the failure nodes' ids."""
     distinct = set(event_ids)
-    if len(distinct) == len(event_ids) and taken.isdisjoint(distinct):
+    if len(distinct) == len(event_ids) and taken_ids.isdisjoint(distinct):
         return event_ids
+    taken = set(taken_ids)
     unique = []
     for event_id in event_ids:
         node_id, copy = event_id, 1
