@@ -27,11 +27,10 @@ def detect(run: RunFacts) -> list[Finding]:
 
 
 def _ignored(event: Mapping[str, Any]) -> bool:
-    return (
-        is_false(event.get("used"))
-        or is_false(event.get("referenced"))
-        or (lowered(event.get("status")) == IGNORED_STATUS)
-    )
+    used, referenced, status = event.get("used"), event.get("referenced"), event.get("status")
+    if used is True and referenced is None and status is None:  # the common case, decided without a call
+        return False
+    return is_false(used) or is_false(referenced) or lowered(status) == IGNORED_STATUS
 
 
 DETECTOR = Detector(

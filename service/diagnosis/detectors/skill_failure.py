@@ -26,7 +26,10 @@ def detect(run: RunFacts) -> list[Finding]:
 
 
 def _failed(event: Mapping[str, Any]) -> bool:
-    return is_false(event.get("invoked")) or lowered(event.get("status")) in STATUSES
+    invoked, status = event.get("invoked"), event.get("status")
+    if invoked is True and status is None:  # the common case, decided without a call
+        return False
+    return is_false(invoked) or lowered(status) in STATUSES
 
 
 DETECTOR = Detector(
