@@ -23,7 +23,10 @@ class Settings(BaseSettings):
     max_body_bytes: int = 16 * 1024 * 1024
     max_events_per_run: int = 100_000
     write_concurrency: int = Field(
-        default=2, ge=1, description="finalizing requests worked on at once per process; more wait, reads never do"
+        default=1,
+        ge=1,
+        description="batches of runs written at once per process (single runs have one group writer of their"
+        " own); more wait, reads never do",
     )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60

@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
-    app.state.single_runs = sessions.single_run_writer(holder, settings, app.state.write_limiter)
+    app.state.single_runs = sessions.single_run_writer(holder, settings)
     errors.install(app)
     for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)

@@ -103,9 +103,10 @@ SingleRun = tuple[str, bytes]  # the tenant and the request body
 MAX_SINGLES_PER_WRITE = 200
 
 
-def single_run_writer(holder: StoreHolder, settings: Settings, limiter: CapacityLimiter) -> Coalescer:
-    """POST /v1/sessions requests written together while the store is busy (see `coalesce`)."""
-    return Coalescer(partial(_ingest_singles, holder, settings), limiter, MAX_SINGLES_PER_WRITE)
+def single_run_writer(holder: StoreHolder, settings: Settings) -> Coalescer:
+    """POST /v1/sessions requests written together while the store is busy (see `coalesce`), one group at a
+    time in a lane of their own: a single run never waits behind a batch."""
+    return Coalescer(partial(_ingest_singles, holder, settings), CapacityLimiter(1), MAX_SINGLES_PER_WRITE)
 
 
 def _ingest_singles(holder: StoreHolder, settings: Settings, items: Sequence[SingleRun]) -> list[Ingested | Exception]:
