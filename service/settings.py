@@ -23,7 +23,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = 16 * 1024 * 1024
     max_events_per_run: int = 100_000
     write_concurrency: int = Field(
-        default=1,
+        default=2,
         ge=1,
         description="batches of runs written at once per process (single runs have one group writer of their"
         " own); more wait, reads never do",

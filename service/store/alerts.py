@@ -55,6 +55,6 @@ def pending_transitions(store: Store, tenants: Sequence[str]) -> list[dict[str, 
 
 def insert_transitions(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
     if rows:
-        store.client.insert(
+        store.insert(
             "alert_state", [[row[c] for c in TRANSITION_COLUMNS] for row in rows], column_names=TRANSITION_COLUMNS
         )

@@ -2,9 +2,10 @@
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import clickhouse_connect
@@ -46,6 +47,9 @@ def _open(dsn: str, database: str | None) -> Client:
 # Writes that run side by side (`Store.together`). The embedded engine serializes calls per client
 # handle only, so statements on distinct clients (one per thread) run in parallel there as on a server.
 _WRITERS = 4
+# On the embedded engine the service's reads and writes share the same cores: the engine threads running a
+# write drop to the lowest OS priority while it runs (nice 19), so a read is never stuck behind them.
+_EMBEDDED_WRITE_SETTINGS = {"os_thread_priority": 19}
 
 
 class Store:
@@ -86,6 +90,17 @@ class Store:
             self._local.client = client
             self._track(client)
         return client
+
+    def insert(
+        self,
+        table: str,
+        rows: Sequence[Sequence[Any]],
+        column_names: Sequence[str],
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        """One INSERT of `rows`; on the embedded engine at write priority (see _EMBEDDED_WRITE_SETTINGS)."""
+        priority = _EMBEDDED_WRITE_SETTINGS if self.settings.embedded else {}
+        self.client.insert(table, rows, column_names=column_names, settings={**priority, **(settings or {})})
 
     def together(self, *calls: Callable[[], object]) -> None:
         """Runs independent statements at once, each on a client of its own; returns once all are done,

@@ -10,7 +10,7 @@ KEY_COLUMNS = ("tenant", "key_id", "version", "name", "scopes", "key_hash", "cre
 
 
 def insert_key(store: Store, row: dict[str, Any]) -> None:
-    store.client.insert("api_keys", [[row[c] for c in KEY_COLUMNS]], column_names=KEY_COLUMNS)
+    store.insert("api_keys", [[row[c] for c in KEY_COLUMNS]], column_names=KEY_COLUMNS)
 
 
 def _keys(store: Store, where: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:

@@ -55,7 +55,7 @@ def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) 
         if not new:
             return 0
         token = hashlib.sha256("".join(sorted(str(e.event_id) for e in new)).encode()).hexdigest()
-        store.client.insert(
+        store.insert(
             "reputation_events",
             [
                 [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta,

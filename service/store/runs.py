@@ -53,7 +53,7 @@ _SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
 
 def insert_runs(store: Store, records: Sequence[RunRecord]) -> None:
     if records:
-        store.client.insert("runs", [run_row(record) for record in records], column_names=RUN_COLUMNS)
+        store.insert("runs", [run_row(record) for record in records], column_names=RUN_COLUMNS)
 
 
 def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
@@ -93,7 +93,7 @@ def next_event_seq(store: Store, tenant: str, run_id: str) -> int:
 def insert_events(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     """One INSERT, one block: a batch of events is written whole or not at all."""
     if rows:
-        store.client.insert("run_events", list(rows), column_names=EVENT_COLUMNS)
+        store.insert("run_events", list(rows), column_names=EVENT_COLUMNS)
 
 
 def load_event_payloads(store: Store, tenant: str, run_id: str) -> list[dict[str, Any]]:
@@ -120,7 +120,7 @@ def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int)
 
 def insert_failures(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     if rows:
-        store.client.insert("run_failures", list(rows), column_names=FAILURE_COLUMNS)
+        store.insert("run_failures", list(rows), column_names=FAILURE_COLUMNS)
 
 
 def list_runs(

@@ -12,7 +12,7 @@ RECORD_COLUMNS = ("tenant", "session_id", "record_id", "time_unix_nano", "payloa
 
 def insert_records(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     if rows:
-        store.client.insert("session_records", list(rows), column_names=RECORD_COLUMNS)
+        store.insert("session_records", list(rows), column_names=RECORD_COLUMNS)
 
 
 def load_payloads(store: Store, tenant: str, session_id: str) -> list[bytes]:

@@ -13,7 +13,7 @@ SPAN_COLUMNS = ("tenant", "run_id", "span_key", "trace_id", "start_unix_nano", "
 def insert_spans(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     """One INSERT, one block: a request's spans are stored whole or not at all."""
     if rows:
-        store.client.insert("trace_spans", list(rows), column_names=SPAN_COLUMNS)
+        store.insert("trace_spans", list(rows), column_names=SPAN_COLUMNS)
 
 
 def runs_of_traces(store: Store, tenant: str, trace_ids: Sequence[str]) -> dict[str, str]:
