@@ -1,9 +1,12 @@
 """SQL for reputation events and scores.
 
 Idempotency holds at insert time: the daily materialized view folds every inserted block, so a
-duplicate that reached the table would be double-counted forever. Known ids are skipped (under a
-process lock), and each block carries a deduplication token that the table and its MV honour, which
-covers a retry racing from another process.
+duplicate that reached the table would be double-counted forever. An event id is unique per tenant and
+identity: events whose (identity, id) the tenant has stored already are skipped, under a process lock,
+and each block carries a deduplication token made of the tenant and the (identity, id) pairs it holds,
+which the table and its MV honour. That token only matches a block repeating one already stored (a
+retry racing from another process), so every event reported stored is stored, and one tenant's ids can
+never shadow another's.
 """
 
 import hashlib
@@ -11,6 +14,9 @@ import threading
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
+from uuid import UUID
+
+import orjson
 
 from service.reputation.model import ReputationEvent, combine
 from service.store.client import Store
@@ -24,37 +30,49 @@ EVENT_COLUMNS = (
 _insert_lock = threading.Lock()
 
 
+EventKey = tuple[str, UUID]
+
+
+def _key(event: ReputationEvent) -> EventKey:
+    return event.identity, event.event_id
+
+
 def _unique(events: Sequence[ReputationEvent]) -> list[ReputationEvent]:
-    seen: dict[Any, ReputationEvent] = {}
+    firsts: dict[EventKey, ReputationEvent] = {}
     for event in events:
-        seen.setdefault(event.event_id, event)
-    return list(seen.values())
+        firsts.setdefault(_key(event), event)
+    return list(firsts.values())
 
 
-def _existing_ids(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> set[Any]:
+def _stored_keys(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> set[EventKey]:
     result = store.client.query(
-        "SELECT event_id FROM reputation_events WHERE tenant = {tenant:String}"
+        "SELECT identity, event_id FROM reputation_events WHERE tenant = {tenant:String}"
         " AND identity IN {identities:Array(String)} AND event_id IN {ids:Array(UUID)}",
         parameters={
             "tenant": tenant,
             "identities": sorted({e.identity for e in events}),
-            "ids": [str(e.event_id) for e in events],
+            "ids": sorted({str(e.event_id) for e in events}),
         },
     )
-    return {row[0] for row in result.result_rows}
+    return {(identity, event_id) for identity, event_id in result.result_rows} & {_key(e) for e in events}
+
+
+def _deduplication_token(tenant: str, events: Sequence[ReputationEvent]) -> str:
+    pairs = sorted([identity, str(event_id)] for identity, event_id in map(_key, events))
+    return hashlib.sha256(orjson.dumps([tenant, pairs])).hexdigest()
 
 
 def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> int:
-    """Inserts the events whose ids are not stored yet; returns how many were new."""
+    """Inserts the events whose (identity, id) the tenant has not stored yet; returns how many were new,
+    all of them stored."""
     candidates = _unique(events)
     if not candidates:
         return 0
     with _insert_lock:
-        known = _existing_ids(store, tenant, candidates)
-        new = [e for e in candidates if e.event_id not in known]
+        known = _stored_keys(store, tenant, candidates)
+        new = [e for e in candidates if _key(e) not in known]
         if not new:
             return 0
-        token = hashlib.sha256("".join(sorted(str(e.event_id) for e in new)).encode()).hexdigest()
         store.client.insert(
             "reputation_events",
             [
@@ -63,7 +81,10 @@ def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) 
                 for e in new
             ],
             column_names=EVENT_COLUMNS,
-            settings={"insert_deduplication_token": token, "deduplicate_blocks_in_dependent_materialized_views": 1},
+            settings={
+                "insert_deduplication_token": _deduplication_token(tenant, new),
+                "deduplicate_blocks_in_dependent_materialized_views": 1,
+            },
         )  # fmt: skip
     return len(new)
 
