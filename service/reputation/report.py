@@ -1,4 +1,9 @@
-"""Reputation reads shaped for people and programs (API, CLI), and posted signals (SPEC §3.3)."""
+"""Reputation reads shaped for people and programs (API, CLI), and posted signals (SPEC §3.3).
+
+Reported figures (scores, trends, confidence, mean trust) are rounded to vocab.REPORTED_DECIMALS, each
+from its exact value: 89.00000000000001 reads 89.0, and a trend is not the difference of two rounded
+scores. The store and the model keep the exact values.
+"""
 
 import uuid
 from datetime import UTC, date, datetime, timedelta
@@ -10,10 +15,20 @@ from service.ids import FieldError
 from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid
 from service.store import reputation as reputation_store
 from service.store.client import Store
+from service.vocab import REPORTED_DECIMALS
+
+
+def reported(value: float | None) -> float | None:
+    """A figure as responses show it: rounded to REPORTED_DECIMALS, None kept."""
+    return None if value is None else round(value, REPORTED_DECIMALS)
+
+
+def _figure(row: dict[str, Any] | None, name: str) -> float | None:
+    return reported(row[name]) if row else None
 
 
 def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
-    return {c: (row[c] if row else None) for c in CATEGORIES}
+    return {c: _figure(row, c) for c in CATEGORIES}
 
 
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
@@ -25,17 +40,17 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "identity": identity,
         "as_of": as_of,
         "window_days": WINDOW_DAYS,
-        "overall": row["overall"] if row else None,
+        "overall": _figure(row, "overall"),
         "categories": _categories(row),
-        "confidence": row["confidence"] if row else 0.0,
+        "confidence": _figure(row, "confidence") or 0.0,
         "events": row["events"] if row else 0,
         "positive_events": row["positive_events"] if row else 0,
         "negative_events": row["negative_events"] if row else 0,
         "failures": dict(sorted(row["failures"].items())) if row else {},
-        "score_7d_ago": row["score_7d_ago"] if row else None,
-        "score_30d_ago": row["score_30d_ago"] if row else None,
-        "trend_7d": row["trend_7d"] if row else None,
-        "trend_30d": row["trend_30d"] if row else None,
+        "score_7d_ago": _figure(row, "score_7d_ago"),
+        "score_30d_ago": _figure(row, "score_30d_ago"),
+        "trend_7d": _figure(row, "trend_7d"),
+        "trend_30d": _figure(row, "trend_30d"),
     }
 
 
@@ -44,12 +59,12 @@ def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
     identities = [
         {
             "identity": row["identity"],
-            "overall": row["overall"],
+            "overall": reported(row["overall"]),
             "categories": _categories(row),
-            "confidence": row["confidence"],
+            "confidence": reported(row["confidence"]),
             "events": row["events"],
-            "trend_7d": row["trend_7d"],
-            "trend_30d": row["trend_30d"],
+            "trend_7d": reported(row["trend_7d"]),
+            "trend_30d": reported(row["trend_30d"]),
             "computed_at": row["computed_at"],
         }
         for row in rows
@@ -72,9 +87,9 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
             {
                 "day": day,
                 "runs": runs,
-                "mean_trust": mean_trust,
-                "reputation": row["overall"] if row else None,
-                "confidence": row["confidence"] if row else 0.0,
+                "mean_trust": reported(mean_trust),
+                "reputation": _figure(row, "overall"),
+                "confidence": _figure(row, "confidence") or 0.0,
             }
         )
     return {"identity": identity, "days": series}
