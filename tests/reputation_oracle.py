@@ -108,3 +108,39 @@ def assert_matches(actual: dict[str, Any], expected: dict[str, Any], context: st
             assert abs(got - want) <= 1e-9, f"{context}: {key} = {got}, expected {want}"
         else:
             assert got == want, f"{context}: {key} = {got!r}, expected {want!r}"
+
+
+def _in_window(event: dict[str, Any], identity: str, as_of: date) -> bool:
+    return event["identity"] == identity and as_of - timedelta(days=89) <= event["timestamp"].date() <= as_of
+
+
+def type_contributions(
+    events: list[dict[str, Any]], identity: str, as_of: date, model: Model
+) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """Per (category, event type) of the window ending at as_of: counted events, Σδ·c·w, Σc·w."""
+    result: dict[tuple[str, str], tuple[int, float, float]] = {}
+    for e in _window(events, identity, as_of):
+        if model.source_credibility(e) == 0:
+            continue
+        factor = model.factor(e, as_of)
+        count, moved, weighed = result.get((e["category"], e["event_type"]), (0, 0.0, 0.0))
+        result[(e["category"], e["event_type"])] = (
+            count + 1,
+            moved + e["score_delta"] * e["confidence"] * e["weight"] * factor,
+            weighed + e["confidence"] * e["weight"] * factor,
+        )
+    return result
+
+
+def reference_moves(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> dict[str, float]:
+    """Per reference id of the window ending at as_of: Σδ·c·w of its counted events."""
+    moves: dict[str, float] = {}
+    for e in _window(events, identity, as_of):
+        if e["reference_id"] and model.source_credibility(e) > 0:
+            moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
+            moves[e["reference_id"]] = moves.get(e["reference_id"], 0.0) + moved
+    return moves
+
+
+def capped_by_source(events: list[dict[str, Any]], identity: str, as_of: date) -> dict[str, int]:
+    return dict(Counter(e["source"] for e in events if e.get("capped") and _in_window(e, identity, as_of)))

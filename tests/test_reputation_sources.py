@@ -14,7 +14,7 @@ from service.store import migrate as migrations
 from service.store import reputation as reputation_store
 from service.store.client import Store
 from tests.reputation_oracle import Model, assert_matches, reputation
-from tests.test_reputation_store import _random_events, raw, store_posted
+from tests.reputation_seed import random_events, raw, store_posted
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
@@ -39,7 +39,7 @@ def test_credibility_zero_removes_a_source_from_every_day_at_once_and_one_restor
     store: Store, tenant: str
 ) -> None:
     today = datetime.now(UTC).date()
-    posted = _random_events(tenant, today, seed=11)
+    posted = random_events(tenant, today, seed=11)
     store_posted(store, tenant, posted)
     identities = sorted({e.identity for _, e in posted})
     days = [today, today - timedelta(days=7), today - timedelta(days=45), today - timedelta(days=100)]
@@ -146,7 +146,7 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
     every_migration = migrations.discover()
     monkeypatch.setattr(migrations, "discover", lambda: [m for m in every_migration if m.version < 6])
     migrations.migrate(store)
-    posted = _random_events(tenant, today, seed=3)
+    posted = random_events(tenant, today, seed=3)
     old_columns = reputation_store.EVENT_COLUMNS[:-2]  # before 0006: no source, no capped
     store.client.insert(
         "reputation_events",

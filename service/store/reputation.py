@@ -229,6 +229,12 @@ def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -
     return combine(dicts(store.client.query(load("identity_windows"), parameters=parameters)))
 
 
+def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
+    """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    return dicts(store.client.query(load("identity_explain"), parameters=parameters))
+
+
 IDENTITY_SORTS = ("overall", "confidence", "trend_7d", "trend_30d", "events", "identity")
 
 
