@@ -17,7 +17,7 @@ import orjson
 
 from service import runs
 from service.diagnosis import parse_run
-from service.reputation.explain import explain
+from service.reputation.report import explain
 from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store.client import Store

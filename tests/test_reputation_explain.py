@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from service.reputation.explain import explain
-from service.reputation.report import reputation_report
+from service.reputation.report import explain, reputation_report
 from service.store.client import Store
 from tests.reputation_oracle import Model, capped_by_source, reference_moves, type_contributions
 from tests.reputation_seed import MODELS, model_in_force, seed

@@ -144,7 +144,7 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
 ) -> None:
     store, tenant, today = fresh_database, "t", datetime.now(UTC).date()
     every_migration = migrations.discover()
-    monkeypatch.setattr(migrations, "discover", lambda: [m for m in every_migration if m.version < 6])
+    monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version < 6])
     migrations.migrate(store)
     posted = random_events(tenant, today, seed=3)
     old_columns = reputation_store.EVENT_COLUMNS[:-2]  # before 0006: no source, no capped
@@ -153,7 +153,7 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
         [[tenant, *(getattr(e, c) for c in old_columns[1:])] for _, e in posted],
         column_names=old_columns,
     )
-    monkeypatch.setattr(migrations, "discover", lambda: every_migration)
+    monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     assert "0006_reputation_sources" in migrations.migrate(store)
 
     sources = store.client.query("SELECT event_id, source FROM reputation_events").result_rows

@@ -8,26 +8,17 @@ credibility and decay applied as in the score, the type's own score and its shar
 each type's score weighs in it. Then the 10 references (runs, sessions, transactions ...) whose events
 moved the score most by |Σδ·c·w|, and per source the events the daily cap kept from counting.
 Figures are rounded for the report; the sums behind them are exact (Decimal in the store).
+
+Pure: it shapes the rows of sql/identity_explain.sql; service.reputation.report.explain reads them.
 """
 
 from datetime import date
 from typing import Any
 
-from service.reputation.model import CATEGORIES, TREND_OFFSETS_DAYS, WINDOW_DAYS
-from service.reputation.report import reported
-from service.store import reputation as reputation_store
-from service.store.client import Store
+from service.reputation.model import CATEGORIES, TREND_OFFSETS_DAYS, WINDOW_DAYS, reported
 
 TOP_REFERENCES = 10
 WINDOWS = {"current": 0, "7d_ago": TREND_OFFSETS_DAYS[0]}
-
-
-def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
-    """The explanation of one identity's reputation at as_of; None when the tenant has never seen it."""
-    rows = reputation_store.explanation_rows(store, tenant, identity, as_of)
-    if not rows and not reputation_store.identity_exists(store, tenant, identity):
-        return None
-    return explanation(identity, as_of, rows)
 
 
 def _score(weighted_delta: float, weight: float) -> float | None:

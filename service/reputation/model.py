@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from service.vocab import REPORTED_DECIMALS
+
 CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
 CATEGORIES: tuple[str, ...] = tuple(CATEGORY_WEIGHTS)
 WINDOW_DAYS = 90
@@ -47,6 +49,12 @@ class ReputationEvent:
     reference_type: str = ""
     reference_id: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
+
+
+def reported(value: float | None) -> float | None:
+    """A figure as responses show it: rounded to REPORTED_DECIMALS (SPEC §7), None kept; exact values
+    stay internal."""
+    return None if value is None else round(value, REPORTED_DECIMALS)
 
 
 def _category_score(weighted: float, weight: float) -> float | None:

@@ -12,15 +12,10 @@ from typing import Any
 import orjson
 
 from service.ids import FieldError
-from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid
+from service.reputation.explain import explanation
+from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid, reported
 from service.store import reputation as reputation_store
 from service.store.client import Store
-from service.vocab import REPORTED_DECIMALS
-
-
-def reported(value: float | None) -> float | None:
-    """A figure as responses show it: rounded to REPORTED_DECIMALS, None kept."""
-    return None if value is None else round(value, REPORTED_DECIMALS)
 
 
 def _figure(row: dict[str, Any] | None, name: str) -> float | None:
@@ -52,6 +47,15 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "trend_7d": _figure(row, "trend_7d"),
         "trend_30d": _figure(row, "trend_30d"),
     }
+
+
+def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+    """Why the identity's reputation is what it is at as_of (SPEC §7.1, service.reputation.explain);
+    None when the tenant has never seen the identity."""
+    rows = reputation_store.explanation_rows(store, tenant, identity, as_of)
+    if not rows and not reputation_store.identity_exists(store, tenant, identity):
+        return None
+    return explanation(identity, as_of, rows)
 
 
 def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
