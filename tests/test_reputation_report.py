@@ -1,9 +1,13 @@
-"""Reputation responses report figures rounded to vocab.REPORTED_DECIMALS (SPEC §7), from exact values."""
+"""Reputation use cases: figures rounded to vocab.REPORTED_DECIMALS from exact values (SPEC §7), posted
+signals recorded with the posting key as their source, and sources' credibility (SPEC §7.1)."""
 
 from datetime import UTC, datetime
 
+import pytest
+
+from service.ids import FieldError
 from service.reputation.model import ReputationEvent, event_uuid
-from service.reputation.report import fleet, reputation_report
+from service.reputation.report import fleet, post_signals, reputation_report, set_source_credibility, sources
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
@@ -37,3 +41,23 @@ def test_reported_scores_are_rounded_from_exact_values(store: Store, tenant: str
     reputation_store.refresh_scores(store)
     (row,) = fleet(store, tenant)["identities"]
     assert row["categories"]["task_quality"] == 89.0 and row["overall"] == report["overall"]
+
+
+def test_posted_signals_carry_the_posting_key_and_report_what_was_stored(store: Store, tenant: str) -> None:
+    signals = [
+        {"identity": "alice", "category": "economic", "event_type": "payment_completed", "score_delta": 1,
+         "timestamp": NOW, "reference_id": f"tx-{i}", "source": "chosen-by-the-client"}
+        for i in range(101)
+    ]  # fmt: skip
+    answer = post_signals(store, tenant, "key-1", signals, NOW)
+    assert (answer["accepted"], answer["duplicates"], answer["capped"]) == (101, 0, 1)
+    again = post_signals(store, tenant, "key-1", signals[:3], NOW)
+    assert (again["accepted"], again["duplicates"], again["capped"]) == (0, 3, 0)
+    assert sources(store, tenant) == {"sources": [{"source": "key-1", "credibility": 1.0, "updated_at": None}]}
+
+
+def test_a_source_credibility_out_of_range_names_the_field(store: Store, tenant: str) -> None:
+    with pytest.raises(FieldError) as raised:
+        set_source_credibility(store, tenant, "key-1", 2.0, NOW)
+    assert raised.value.field == "credibility"
+    assert set_source_credibility(store, tenant, "key-1", 0.0, NOW)["credibility"] == 0.0

@@ -129,3 +129,33 @@ def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str)
         reference_id=signal.get("reference_id", ""),
         attributes=dict(signal.get("attributes") or {}),
     )
+
+
+def post_signals(
+    store: Store, tenant: str, source: str, signals: list[dict[str, Any]], now: datetime
+) -> dict[str, Any]:
+    """Stores signals from other systems (SPEC §3.3) as coming from `source`, the id of the key that
+    posted them (the server's, never the client's word). `accepted` counts the events stored, capped
+    ones included; ids already stored are duplicates, not errors."""
+    events = [signal_event(tenant, signal, now, f"events[{i}]") for i, signal in enumerate(signals)]
+    outcome = reputation_store.insert_signals(store, tenant, source, events)
+    return {
+        "accepted": len(outcome.stored),
+        "duplicates": len(outcome.duplicates),
+        "capped": len(outcome.capped),
+        "event_ids": [str(e.event_id) for e in events],
+    }
+
+
+def sources(store: Store, tenant: str) -> dict[str, Any]:
+    """The tenant's sources and their credibility (SPEC §7.1, GET /v1/sources)."""
+    return {"sources": reputation_store.list_sources(store, tenant)}
+
+
+def set_source_credibility(store: Store, tenant: str, source: str, credibility: float, now: datetime) -> dict[str, Any]:
+    """An admin's credibility for a source (PUT /v1/sources/{key_id}); it applies to every score at once."""
+    try:
+        reputation_store.set_credibility(store, tenant, source, credibility, now)
+    except ValueError as exc:
+        raise FieldError("credibility", str(exc)) from exc
+    return {"source": source, "credibility": credibility, "updated_at": now}
