@@ -75,8 +75,8 @@ def migrate() -> None:
     """Apply pending ClickHouse migrations (idempotent)."""
     from service.client.server_file import running_server
     from service.errors import MigrationError, StoreUnavailable
+    from service.services.setup import prepare_store as apply
     from service.store.client import Store
-    from service.store.migrate import migrate as apply
 
     settings = get_settings()
     if settings.embedded and (url := running_server(settings.data_dir)):
@@ -201,18 +201,23 @@ def reputation(
     identity: Annotated[str, typer.Argument()],
     as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD (default today, UTC)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="what moved the score: event types, top runs")] = False,
 ) -> None:
     """An identity's 90-day reputation, confidence and trends."""
     try:
         day = date.fromisoformat(as_of) if as_of else datetime.now(UTC).date()
     except ValueError:
         fail(f"--as-of must be YYYY-MM-DD, got {as_of!r}")
+    path = f"/v1/identities/{identity}/reputation" + ("/explain" if explain else "")
     with api() as client:
-        found = client.json("GET", f"/v1/identities/{identity}/reputation", params={"as_of": day.isoformat()})
+        found = client.json("GET", path, params={"as_of": day.isoformat()})
     if found is None:
         fail(f"no identity {identity!r}", 1)
     if as_json:
         print_json(found)
+        return
+    if explain:
+        _print_explanation(found)
         return
     out.print(f"[bold]{identity}[/] as of {found['as_of']} (90 days)")
     out.print(f"overall {_fmt(found['overall'])}  confidence {found['confidence']:.2f}  events {found['events']}")
@@ -221,6 +226,19 @@ def reputation(
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
     for failure, count in found["failures"].items():
         out.print(f"  failure {failure}: {count}")
+
+
+def _print_explanation(found: dict[str, Any]) -> None:
+    out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
+    for category, line in found["changes"].items():
+        out.print(f"  {category}: {line}", highlight=False)
+    table = Table("reference", "events", "Σ δ·c·w", title="references that moved the score most")
+    for reference in found["top_references"]:
+        name = f"{reference['reference_type']} {reference['reference_id']}".strip()
+        table.add_row(name, str(reference["events"]), f"{reference['weighted_delta']:+.3f}")
+    out.print(table)
+    for capped in found["capped"]:
+        out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
 
 
 @app.command()
@@ -315,8 +333,8 @@ def demo(
     from service.errors import FieldError, MigrationError, StoreUnavailable
     from service.ids import check_id
     from service.services.demo import DemoOptions, seed_demo
+    from service.services.setup import prepare_store as apply
     from service.store.client import Store
-    from service.store.migrate import migrate as apply
 
     try:
         check_id(tenant, "tenant")

@@ -149,6 +149,9 @@ class Signal(Strict):
     reference_id: str = Field(default="", max_length=256)
     attributes: dict[str, str] = Field(default_factory=dict, max_length=64)
     event_id: str | None = Field(default=None, description="a UUID; derived from the content when absent")
+    source: str | None = Field(
+        default=None, exclude=True, description="ignored: an event's source is the id of the key that posts it"
+    )
 
     model_config = ConfigDict(
         extra="forbid",
@@ -173,9 +176,24 @@ class SignalBatch(Strict):
 
 
 class SignalsAccepted(BaseModel):
-    accepted: int
-    duplicates: int
+    accepted: int = Field(description="events stored (capped ones included)")
+    duplicates: int = Field(description="events whose id this identity already had")
+    capped: int = Field(description="stored but not counted: over the source's daily cap for the identity")
     event_ids: list[str]
+
+
+class Source(BaseModel):
+    source: str
+    credibility: float
+    updated_at: datetime | None
+
+
+class SourceList(BaseModel):
+    sources: list[Source]
+
+
+class Credibility(Strict):
+    credibility: float = Field(ge=0, le=1, description="0 takes the source out of every score; 1 counts it fully")
 
 
 class Categories(BaseModel):

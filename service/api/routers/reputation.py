@@ -5,10 +5,20 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import Ingest, Now, Read, StoreDep
+from service.api.deps import Admin, Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
 from service.api.routing import OrjsonRoute
-from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted, StorableDay
+from service.api.schemas import (
+    Credibility,
+    History,
+    IdentityList,
+    Reputation,
+    SignalBatch,
+    SignalsAccepted,
+    Source,
+    SourceList,
+    StorableDay,
+)
 from service.services import reputation
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
@@ -31,7 +41,8 @@ def post_signals(
     now: Now,
     body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
 ) -> Any:
-    return reputation.post_signals(store, principal.tenant, [s.model_dump() for s in body.events], now)
+    signals = [s.model_dump() for s in body.events]
+    return reputation.post_signals(store, principal.tenant, principal.key_id, signals, now)
 
 
 @router.get("/identities", response_model=IdentityList, summary="The fleet: identities with reputation")
@@ -83,3 +94,26 @@ async def identity_history(
     if found is None:
         raise _not_found(identity)
     return found
+
+
+@router.get(
+    "/identities/{identity:path}/reputation/explain",
+    summary="Why an identity's reputation is what it is: per event type now and 7 days earlier, top runs",
+)
+def explain_reputation(
+    identity: str, principal: Read, store: StoreDep, now: Now, as_of: StorableDay | None = None
+) -> Any:
+    found = reputation.explain(store, principal.tenant, identity, as_of or now.date())
+    if found is None:
+        raise _not_found(identity)
+    return found
+
+
+@router.get("/sources", response_model=SourceList, summary="Sources of reputation signals and their credibility")
+def list_sources(principal: Admin, store: StoreDep) -> Any:
+    return reputation.sources(store, principal.tenant)
+
+
+@router.put("/sources/{key_id}", response_model=Source, summary="Set a source's credibility (applies to the past too)")
+def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep, now: Now) -> Any:
+    return reputation.set_source_credibility(store, principal, key_id, body.credibility, now)
