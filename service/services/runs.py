@@ -285,6 +285,14 @@ def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
 
 
-def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
-    stored_run(store, tenant, run_id)
-    return run_store.list_events(store, tenant, run_id, offset, limit)
+@dataclass(frozen=True)
+class EventPage:
+    events: list[dict[str, Any]]
+    total: int  # the run's events, all pages
+
+
+def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> EventPage:
+    """A page of a run's events from position `first_seq` on, and how many the run holds."""
+    run = stored_run(store, tenant, run_id)
+    total = run.event_count if run.finalized else run_store.next_event_seq(store, tenant, run_id)
+    return EventPage(run_store.list_events(store, tenant, run_id, first_seq, limit), total)
