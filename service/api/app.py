@@ -12,7 +12,7 @@ from service.api import docs, errors
 from service.api.access_log import AccessLogMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, traces, ui
+from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
 from service.services.sessions import finalize_idle
@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)
-    for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
+    for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
     docs.install(app)

@@ -154,6 +154,16 @@ def list_runs(
     return [run_record(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
 
 
+def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]:
+    """A tenant's runs, the identities they belong to, and when a run was last finalized."""
+    result = store.client.query(
+        "SELECT uniqExact(run_id), uniqExact(identity), max(finalized_at) FROM runs WHERE tenant = {tenant:String}",
+        parameters={"tenant": tenant},
+    )
+    runs, identities, last_finalized = result.result_rows[0]
+    return int(runs), int(identities), as_utc(last_finalized) if last_finalized else None
+
+
 def suite_runs(store: Store, tenant: str, suite: str) -> list[RunRecord]:
     result = store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite})
     return [run_record(row) for row in dicts(result)]
