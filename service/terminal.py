@@ -65,16 +65,17 @@ def print_json(value: Any) -> None:
     sys.stdout.write("\n")
 
 
-class _OneLine(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname.lower()}: {record.getMessage()}".splitlines()[0]
+class _OneLineOnStderr(logging.Handler):
+    """A record's level and message, its first line only, on the stderr of the moment."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"{record.levelname.lower()}: {record.getMessage()}".splitlines()[0] + "\n")
 
 
 def quiet_library_logs() -> None:
-    """Warnings and errors of the service's and the ClickHouse driver's loggers as one line on stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
+    """Warnings and errors of the service's and the ClickHouse driver's loggers as one line on stderr.
+    Records still propagate: where the root logger has no handler (the CLI), this one line is all."""
     for name in ("repute", "clickhouse_connect"):
         logger = logging.getLogger(name)
-        logger.handlers = [handler]
-        logger.propagate = False
+        if not any(isinstance(handler, _OneLineOnStderr) for handler in logger.handlers):
+            logger.addHandler(_OneLineOnStderr(logging.WARNING))

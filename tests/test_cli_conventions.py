@@ -2,6 +2,7 @@
 choices that are listed and checked, listings that never cut an id (TSV when piped), and one exit-code
 convention (0 done, 1 a negative answer, 2 a usage or input error)."""
 
+import logging
 import os
 import re
 import subprocess
@@ -182,3 +183,15 @@ def test_a_store_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
             assert "DB::Exception" not in done.stdout and "Traceback" not in done.stdout
     status = _cli(broken, "status")
     assert status.returncode == 1 and "unreachable" in status.stdout
+
+
+def test_library_errors_are_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    from service.terminal import quiet_library_logs
+
+    quiet_library_logs()
+    quiet_library_logs()  # idempotent: one handler
+    try:
+        raise RuntimeError("Code: 76. DB::Exception: Cannot open file\nstack trace")
+    except RuntimeError:
+        logging.getLogger("repute.api").exception("unhandled error on GET /v1/runs")
+    assert capsys.readouterr().err == "error: unhandled error on GET /v1/runs\n"
