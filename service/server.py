@@ -5,6 +5,8 @@ import logging
 
 import uvicorn
 
+from service import __version__
+from service.api.access_log import configure_access_log
 from service.api.app import create_app
 from service.client.server_file import write_server_file
 from service.errors import MigrationError, StoreLocked, StoreUnavailable
@@ -22,6 +24,10 @@ def _announce_admin_key(settings: Settings, created_key: str | None) -> None:
         print(f"admin key: {path.read_text().strip()}  (from {path})", flush=True)
 
 
+def banner(url: str) -> str:
+    return f"Repute {__version__} on {url}\n  UI        {url}/ui/\n  API docs  {url}/docs\n  API       {url}/v1"
+
+
 def serve(settings: Settings, host: str | None, port: int | None) -> None:
     host = host or settings.host
     port = port or settings.port
@@ -35,7 +41,10 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
     created = holder.first_admin_key
     _announce_admin_key(settings, created.key if created else None)
-    server_file = write_server_file(settings.data_dir, f"http://{host}:{port}") if settings.embedded else None
+    url = f"http://{host}:{port}"
+    print(banner(url), flush=True)
+    server_file = write_server_file(settings.data_dir, url) if settings.embedded else None
+    configure_access_log()
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     finally:

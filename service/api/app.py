@@ -8,10 +8,11 @@ from fastapi import FastAPI
 
 from service import __version__
 from service.alerts.notifier import start_background_evaluator
-from service.api import errors
+from service.api import docs, errors
+from service.api.access_log import AccessLogMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, traces, ui
+from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
 from service.services.sessions import finalize_idle
@@ -56,14 +57,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                     worker.stop()
             holder.close()
 
-    app = FastAPI(title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     app.state.settings = settings
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)
-    for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
+    for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
+    docs.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(AccessLogMiddleware)  # outermost: every response gets its request id, 413s too
     return app

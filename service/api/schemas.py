@@ -83,8 +83,8 @@ class RunSummary(BaseModel):
     failure_stage: str
     failure_reason_code: str
     score: float
-    trust_score: int | None
-    readiness_level: str
+    trust_score: int | None = Field(description="null while open, and for an execution error (no quality verdict)")
+    readiness_level: str | None = Field(description="null while open, and for an execution error")
     primary_failure: str | None
     session_composite: float | None
     event_count: int
@@ -103,7 +103,22 @@ class RunDetail(RunSummary):
 
 class RunList(BaseModel):
     runs: list[RunSummary]
-    next_cursor: str | None
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
+
+
+class RunEvent(BaseModel):
+    seq: int
+    event_id: str
+    type: str
+    timestamp: datetime | None
+    data: dict[str, Any]
+
+
+class RunEvents(BaseModel):
+    run_id: str
+    events: list[RunEvent]
+    total: int = Field(description="the run's events, all pages")
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class EventsAccepted(BaseModel):
@@ -121,7 +136,7 @@ class SessionVerdict(BaseModel):
     failure_stage: str
     failure_reason_code: str
     trust_score: int | None
-    readiness_level: str
+    readiness_level: str | None
     primary_failure: str | None
     tool_calls: int
     diagnosis_hash: str
@@ -233,6 +248,7 @@ class IdentityRow(BaseModel):
 class IdentityList(BaseModel):
     identities: list[IdentityRow]
     computed_at: datetime | None
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class HistoryDay(BaseModel):

@@ -4,8 +4,19 @@ Batch-first: finalizing N runs costs one INSERT per table, so harnesses can send
 Re-finalizing returns the stored result and writes nothing. Within a finalize, the run's own row is
 written last: a crash before it leaves the run open, and the retry converges (failures collapse by
 key, reputation events are skipped by id).
+
+A whole run posted again under a run_id already finalized (a retry, `repute ingest` run twice) answers
+the stored result when it is the same run, and is a conflict naming what differs when it is not: a
+run_id names one run, and silently keeping the first of two different runs would hide a harness bug.
+Identity, suite, task id, trial and metadata are compared with the stored record. The events are
+compared by `content_hash`, a sha256 of the events as canonical JSON (keys sorted) that the finalize
+stores on the run: one serialization of the events when a run is written, no read of its events back
+when it is posted again, and it still holds after the events' TTL has dropped them. Runs finalized
+before the column existed (migration 0008) have no hash, and their events are not compared. The
+`execution` object is not compared: the stored outcome stands.
 """
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -40,6 +51,11 @@ from service.vocab import ExecutionStatus, RunKind, RunStatus
 
 def canonical_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def content_hash(events: Sequence[Any]) -> str:
+    """What a run was finalized from, for telling a repeated post from a different run."""
+    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRecord:
@@ -152,6 +168,7 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
         total_tokens=view["cost_analysis"]["total_tokens"],
         diagnosis=diagnosis.canonical_json().decode(),
         diagnosis_hash=view["diagnosis_hash"],
+        content_hash=content_hash(request.events),
     )
     causes = view["failure_causes"]
     failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
@@ -250,8 +267,9 @@ class Ingested:
 def ingest_sessions(
     store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
 ) -> list[Ingested]:
-    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
-    one that is open (being streamed through /v1/runs) is a conflict."""
+    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched when
+    the run sent is the same, and is a conflict when it differs; one that is open (being streamed through
+    /v1/runs) is a conflict."""
     now = to_millis(now)
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
@@ -263,8 +281,9 @@ def ingest_sessions(
                 raise Conflict(f"run {run_id} is open; append its events and finalize it instead")
         existing = run_store.get_runs(store, tenant, list(states)) if states else {}
         requests, rows = [], []
-        for run_id, session in zip(run_ids, sessions, strict=True):
+        for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
             if run_id in existing:
+                _require_same(existing[run_id], session, f"sessions[{index}]." if len(sessions) > 1 else "")
                 continue
             rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
             base = new_record(tenant, session.spec, run_id, now)
@@ -281,10 +300,38 @@ def ingest_sessions(
         ]
 
 
+def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None:
+    """A run posted again must be the stored one; a conflict names each field that differs."""
+    spec = session.spec
+    sent = {
+        "identity": spec.identity,
+        "suite": spec.suite,
+        "task_id": spec.task_id,
+        "trial": spec.trial,
+        "metadata": canonical_text(spec.metadata),
+    }
+    differ = [name for name, value in sent.items() if getattr(stored, name) != value]
+    if stored.content_hash and stored.content_hash != content_hash(session.events):
+        differ.append("events")
+    if differ:
+        raise Conflict(
+            f"run {stored.run_id} already exists with a different {', '.join(differ)}: a run_id names one run",
+            field=prefix + differ[0],
+        )
+
+
 def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
 
 
-def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
-    stored_run(store, tenant, run_id)
-    return run_store.list_events(store, tenant, run_id, offset, limit)
+@dataclass(frozen=True)
+class EventPage:
+    events: list[dict[str, Any]]
+    total: int  # the run's events, all pages
+
+
+def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> EventPage:
+    """A page of a run's events from position `first_seq` on, and how many the run holds."""
+    run = stored_run(store, tenant, run_id)
+    total = run.event_count if run.finalized else run_store.next_event_seq(store, tenant, run_id)
+    return EventPage(run_store.list_events(store, tenant, run_id, first_seq, limit), total)

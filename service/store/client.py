@@ -1,6 +1,7 @@
 """One way to reach ClickHouse: clickhouse-connect, for the embedded engine (chdb://) and servers alike."""
 
 import contextlib
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,6 +26,24 @@ def _server_dsn(dsn: str) -> str:
     return parts._replace(path="").geturl()
 
 
+_EXCEPTION = re.compile(r"Code: (\d+)\. DB::Exception: ")
+_INNER_ERROR = "e.what() = "
+_VERSION = re.compile(r"\s*\(version [^()]*(\([^()]*\))?[^()]*\)\.?\s*$")
+
+
+def one_line(exc: BaseException) -> str:
+    """A ClickHouse error as one readable line: the reason without the `Code: N. DB::Exception:` prefix,
+    the stack trace or the version, and the code at the end; any other error as its first line."""
+    text = str(exc).strip() or type(exc).__name__
+    found = _EXCEPTION.search(text)
+    if found is None:
+        return text.splitlines()[0]
+    reason = text[found.end() :].strip().split(", Stack trace")[0].splitlines()[0]
+    reason = reason.split(_INNER_ERROR, 1)[-1]
+    reason = _VERSION.sub("", reason).rstrip(". ")
+    return f"{reason} (ClickHouse error {found.group(1)})"
+
+
 def _open(dsn: str, database: str | None) -> Client:
     try:
         if dsn.startswith("chdb://"):
@@ -36,9 +55,9 @@ def _open(dsn: str, database: str | None) -> Client:
                 f"the embedded store at {dsn.removeprefix('chdb://')} is in use by another process"
                 " (a running `repute serve`?)"
             ) from exc
-        raise StoreUnavailable(f"cannot open ClickHouse at {dsn}: {exc}") from exc
+        raise StoreUnavailable(f"cannot open ClickHouse at {dsn}: {one_line(exc)}") from exc
     except (ClickHouseError, OSError) as exc:
-        raise StoreUnavailable(f"cannot reach ClickHouse: {exc}") from exc
+        raise StoreUnavailable(f"cannot reach ClickHouse: {one_line(exc)}") from exc
 
 
 class Store:
@@ -55,11 +74,17 @@ class Store:
 
     def _ensure_database(self) -> None:
         if self.dsn.startswith("chdb://"):
-            Path(self.dsn.removeprefix("chdb://")).mkdir(parents=True, exist_ok=True)
+            path = Path(self.dsn.removeprefix("chdb://"))
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot create the embedded store at {path}: {exc.strerror or exc}") from exc
         bootstrap = _open(self.dsn, None)
         try:
             on_cluster = f" ON CLUSTER {self.settings.cluster}" if self.settings.cluster else ""
             bootstrap.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`{on_cluster} ENGINE = Atomic")
+        except ClickHouseError as exc:
+            raise StoreUnavailable(f"cannot open ClickHouse at {self.dsn}: {one_line(exc)}") from exc
         finally:
             if not self.dsn.startswith("chdb://"):
                 bootstrap.close()

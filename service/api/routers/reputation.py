@@ -20,8 +20,10 @@ from service.api.schemas import (
     StorableDay,
 )
 from service.services import reputation
+from service.services.views import position_cursor, position_of
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
+FLEET_CURSOR = "identities"
 
 _PAYMENT = {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}
 SIGNAL_EXAMPLES = {
@@ -53,10 +55,11 @@ def list_identities(
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
     prefix: Annotated[str, Query(max_length=256)] = "",
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> Any:
-    return reputation.fleet(
+    offset = position_of(FLEET_CURSOR, cursor)
+    found = reputation.fleet(
         store,
         principal.tenant,
         sort=sort,
@@ -66,6 +69,8 @@ def list_identities(
         limit=limit,
         offset=offset,
     )
+    full = len(found["identities"]) == limit
+    return {**found, "next_cursor": position_cursor(FLEET_CURSOR, offset + limit) if full else None}
 
 
 @router.get("/identities/{identity:path}/reputation", response_model=Reputation, summary="Reputation of one identity")
