@@ -23,6 +23,7 @@ from service.services.keys import create_key
 from service.store.client import Store
 from service.store.reputation import refresh_scores
 from tests.conftest import FIXTURES
+from tests.traces_support import MS, T0, otlp_json, proto_span, request_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -36,6 +37,13 @@ DIMENSIONS = (
     "skill_adherence",
 )  # fmt: skip
 OTLP_SESSION = "sess-a1"
+TRACED_AGENT = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "agent-traced"}
+FAILING_SEARCH = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "search",
+    "gen_ai.tool.call.arguments": json.dumps({"query": "flights to Lisbon"}),
+}
+SEARCHES = 5
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -94,6 +102,22 @@ def seeded(base_url: str, embedded_store: Store) -> Iterator[Tenant]:
     refresh_scores(embedded_store)
     yield tenant
     tenant.api.close()
+
+
+def _trace_born_run(api: httpx.Client) -> str:
+    """An agent's trace posted as OTLP/JSON and finalized: the same search five times, each failing, so
+    every search span gives several events (tool_call, tool_output, error_event) sharing its span id.
+    Returns the run id, which is the trace id."""
+    trace_id = uuid.uuid4().bytes
+    root = proto_span(1, trace_id=trace_id, name="invoke_agent", end=T0 + (SEARCHES + 2) * MS, attributes=TRACED_AGENT)
+    searches = [
+        proto_span(n, trace_id=trace_id, parent=1, name="execute_tool search", start=T0 + n * MS,
+                   attributes=FAILING_SEARCH, error=True, message="search timed out")
+        for n in range(2, SEARCHES + 2)
+    ]  # fmt: skip
+    assert api.post("/v1/traces", json=otlp_json(request_of(root, *searches))).status_code == 200
+    assert api.post(f"/v1/runs/{trace_id.hex()}/finalize").status_code == 200
+    return trace_id.hex()
 
 
 # --- the browser ----------------------------------------------------------------------------------
@@ -347,6 +371,33 @@ def test_an_open_run_shows_its_events_before_any_diagnosis(explorer: Explorer, s
     assert page.locator("table.events tbody tr").count() == 2
     assert page.locator("table.events b").count() == 0  # event text is shown as text, never as markup
     assert "<b>not markup</b>" in page.locator("table.events").inner_text()
+
+
+def test_a_trace_born_run_lists_its_events_by_span_id(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    run_id = _trace_born_run(tenant.api)
+    run = tenant.api.get(f"/v1/runs/{run_id}").json()
+    events = tenant.api.get(f"/v1/runs/{run_id}/events").json()["events"]
+    assert run["kind"] == "trace" and all(event["event_id"] == event["data"]["span_id"] for event in events)
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open(f"#/runs/{run_id}")
+    page = explorer.page
+
+    assert page.locator("table.events thead th").nth(1).inner_text() == "Span id"
+    shown_ids = page.locator("table.events tbody tr td:nth-child(2)").all_inner_texts()
+    assert shown_ids == [event["data"]["span_id"] for event in events] and len(set(shown_ids)) < len(shown_ids)
+    assert "span_id" not in page.locator("table.events").inner_text()  # said once, in its column
+    # a span's later events are not evidence because its first one is: only the diagnosis's own events are
+    evidence = {node_id for cause in run["diagnosis"]["failure_causes"] for node_id in cause["evidence"]}
+    highlighted = page.locator("table.events tbody tr.evidence").evaluate_all("rows => rows.map(row => row.id)")
+    assert sorted(highlighted) == sorted(f"event-row-{node_id}" for node_id in evidence) and evidence
+    row_ids = page.locator("table.events tbody tr[id]").evaluate_all("rows => rows.map(row => row.id)")
+    assert len(set(row_ids)) == len(row_ids) == len(events)
+    explorer.screenshot("ui-trace-run.png")
+
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
 
 
 def _shown_identities(page: Page) -> list[str]:

@@ -12,7 +12,7 @@ import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readi
 const DETAILS_INLINE_CHARS = 160;
 const EVENT_KEYS_IN_COLUMNS = new Set(["event", "type", "event_id", "timestamp"]);
 
-const eventRowId = (eventId) => `event-row-${eventId}`;
+const eventRowId = (nodeId) => `event-row-${nodeId}`;
 const failureCardId = (type) => `failure-${type}`;
 
 /** Moves the keyboard focus (and the view) to an element rendered elsewhere on the page. */
@@ -172,19 +172,34 @@ function renderGraph(region, run) {
   );
 }
 
+/**
+ * The diagnosis's id of each event, in event order: its causal graph starts with one node per event, ids
+ * made unique (service/diagnosis/graph.py). A trace gives all the events of one span its span id as
+ * event_id; there they are `<id>`, `<id>#2`..., so evidence names exactly one event. Empty without a diagnosis.
+ */
+const eventNodeIds = (run) => run.diagnosis?.causal_graph.nodes.map((node) => node.id) ?? [];
+
+/** The payload beyond the table's columns; a span id that is the event id is in the id column already. */
+const payload = (data) =>
+  Object.fromEntries(
+    Object.entries(data).filter(([key, value]) => !EVENT_KEYS_IN_COLUMNS.has(key) && !(key === "span_id" && value === data.event_id)),
+  );
+
 /** Every event (the API's first page of up to 10,000), payload in full, evidence highlighted. */
 function renderEvidence(region, causes, run, { events }) {
   const failuresOf = failureTypesByEvent(causes);
+  const nodeIds = eventNodeIds(run);
   if (events.length < run.event_count) {
     region.append(el("p", { class: "hint" }, `Showing the first ${format.integer(events.length)} of ${format.integer(run.event_count)} events.`));
   }
-  const rows = events.map((event) => {
-    const types = failuresOf.get(event.event_id) ?? [];
-    const rest = Object.fromEntries(Object.entries(event.data).filter(([key]) => !EVENT_KEYS_IN_COLUMNS.has(key)));
+  const rows = events.map((event, index) => {
+    const nodeId = nodeIds[index];
+    const types = failuresOf.get(nodeId) ?? [];
+    const rest = payload(event.data);
     const details = JSON.stringify(rest);
     return el(
       "tr",
-      { id: eventRowId(event.event_id), tabindex: "-1", class: types.length ? `evidence slot-${format.failureSlot(types[0])}` : "" },
+      { id: nodeId && eventRowId(nodeId), tabindex: "-1", class: types.length ? `evidence slot-${format.failureSlot(types[0])}` : "" },
       el("td", { class: "number" }, event.seq),
       el("td", {}, el("code", {}, event.event_id)),
       el("td", {}, event.type),
@@ -197,7 +212,8 @@ function renderEvidence(region, causes, run, { events }) {
         el("button", { type: "button", class: "link-button", onclick: () => jumpTo(failureCardId(type)), "aria-label": `Evidence of ${format.humanize(type)}: show the failure` }, failureChip(type)))),
     );
   });
-  region.append(dataTable("events", ["#", "Event id", "Type", "Time", "Payload", "Evidence of"], rows, ["#"]));
+  const idHeading = run.kind === "trace" ? "Span id" : "Event id";
+  region.append(dataTable("events", ["#", idHeading, "Type", "Time", "Payload", "Evidence of"], rows, ["#"]));
 }
 
 /** A section whose content is at hand: rendered at once. */
