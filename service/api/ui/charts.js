@@ -1,4 +1,5 @@
-// Charts of an agent over time: trust per run on the readiness bands, and the 90-day reputation per day.
+// Charts of an agent: over time, trust per run on the readiness bands and the 90-day reputation per day;
+// and what each event type adds to a category score, now and 7 days ago.
 
 import { svg } from "./dom.js";
 import * as format from "./format.js";
@@ -44,10 +45,10 @@ function frame(first, last, yLabel) {
   return { x, y, right, plotWidth, axes };
 }
 
-function chart(className, titleId, title, ...children) {
+function chart({ className, titleId, title, width = WIDTH, height = HEIGHT }, ...children) {
   return svg(
     "svg",
-    { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "group", "aria-labelledby": titleId, class: `time-chart ${className}` },
+    { viewBox: `0 0 ${width} ${height}`, role: "group", "aria-labelledby": titleId, class: className },
     svg("title", { id: titleId }, title),
     children,
   );
@@ -80,7 +81,8 @@ export function trustChart(points) {
   });
   const mean = sorted.reduce((sum, p) => sum + p.trust, 0) / sorted.length;
   const title = `Trust of ${sorted.length} runs over time, mean ${mean.toFixed(1)}; each point links to its run`;
-  return { picture: chart("trust-chart", "trust-chart-title", title, bands, axes, line, dots), belowBand };
+  const picture = chart({ className: "time-chart trust-chart", titleId: "trust-chart-title", title }, bands, axes, line, dots);
+  return { picture, belowBand };
 }
 
 /** The 90-day reputation of each day (null before there is any). days: the history API's `days`. */
@@ -113,5 +115,46 @@ export function reputationChart(days) {
   const title = last
     ? `Reputation over ${days.length} days, ${format.score(last.reputation)} on ${last.day}`
     : `No reputation in the last ${days.length} days`;
-  return chart("reputation-chart", "reputation-chart-title", title, neutral, axes, lines, dots);
+  return chart({ className: "time-chart reputation-chart", titleId: "reputation-chart-title", title }, neutral, axes, lines, dots);
+}
+
+// In px of the viewBox; `side` leaves room for the value next to a bar of the whole reach.
+const CONTRIBUTION = { width: 400, side: 44, top: 4, caption: 19, bar: 12, barGap: 3, rowGap: 12, axis: 32, reach: 50 };
+const CONTRIBUTION_TICKS = [-50, -25, 0, 25, 50];
+
+/**
+ * Horizontal bars either side of a zero line, a pair per row, on a fixed -50..+50 scale so that charts of
+ * different categories compare. rows: [{ caption, bars: [{ series, points, title }] }]; each bar is
+ * drawn in its series' class (its colour) with its signed value at its end.
+ */
+export function contributionChart(titleId, title, rows) {
+  const { width, side, top, caption, bar, barGap, rowGap, axis, reach } = CONTRIBUTION;
+  const x = (points) => side + ((points + reach) / (2 * reach)) * (width - 2 * side);
+  const rowHeight = caption + 2 * bar + barGap + rowGap;
+  const bottom = top + rows.length * rowHeight;
+  const drawBar = ({ series, points, title: barTitle }, y) => {
+    const end = x(points);
+    const after = points >= 0;
+    return svg(
+      "g",
+      { class: `contribution-bar ${series}` },
+      svg("title", {}, barTitle),
+      svg("rect", { x: Math.min(end, x(0)), y, width: Math.abs(end - x(0)), height: bar }),
+      svg("text", { x: end + (after ? 4 : -4), y: y + bar - 2, "text-anchor": after ? "start" : "end", class: "bar-value" }, format.trend(points).text),
+    );
+  };
+  const drawn = rows.map((row, index) => {
+    const y = top + index * rowHeight;
+    return [
+      svg("text", { x: side, y: y + caption - 6, class: "bar-caption" }, row.caption),
+      row.bars.map((one, slot) => drawBar(one, y + caption + slot * (bar + barGap))),
+    ];
+  });
+  const scale = [
+    svg("line", { x1: x(0), x2: x(0), y1: top, y2: bottom, class: "neutral-line" }),
+    CONTRIBUTION_TICKS.map((points) =>
+      svg("text", { x: x(points), y: bottom + 14, "text-anchor": "middle", class: "tick-label" }, points > 0 ? `+${points}` : points)),
+    svg("text", { x: width / 2, y: bottom + 30, "text-anchor": "middle", class: "axis-label" }, "points above or below the neutral 50"),
+  ];
+  return chart({ className: "bar-chart contribution-chart", titleId, title, width, height: bottom + axis }, scale, drawn);
 }

@@ -4,7 +4,7 @@ export const MISSING = "—";
 
 import { FAILURE_TYPES, READINESS_LEVELS, READY_TRUST, UNSAFE_TRUST_BELOW } from "./vocab.js";
 
-export { DIMENSIONS, EXECUTION_STATUSES, FAILURE_TYPES, READINESS_LEVELS } from "./vocab.js";
+export { CATEGORIES, DIMENSIONS, EXECUTION_STATUSES, FAILURE_TYPES, READINESS_LEVELS, RUN_KINDS } from "./vocab.js";
 
 // The session performance report (SPEC §5) in the judge's order.
 export const PERFORMANCE_DIMENSIONS = ["quality", "autonomy", "productivity", "token_efficiency", "cost_efficiency"];
@@ -16,6 +16,12 @@ export const PERFORMANCE_STATS = [
 
 /** "ready_for_runtime" -> "ready for runtime" */
 export const humanize = (name) => (name ? String(name).replaceAll("_", " ") : MISSING);
+
+/** "identity_hygiene" -> "Identity hygiene", for headings and labels. */
+export const title = (name) => {
+  const words = humanize(name);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 /** A 0..100 score with one decimal. */
 export const score = (value) => (value === null || value === undefined ? MISSING : Number(value).toFixed(1));
