@@ -8,7 +8,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ FAILING_SEARCH = {
     "gen_ai.tool.call.arguments": json.dumps({"query": "flights to Lisbon"}),
 }
 SEARCHES = 5
+EXPLAINED = "agent-explained"
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -87,6 +88,39 @@ def _unsafe_runs_now(count: int) -> list[dict[str, Any]]:
     loop = json.loads((FIXTURES / "session_loop.json").read_text())
     events = [{k: v for k, v in event.items() if k != "timestamp"} for event in loop["events"]]
     return [{"run_id": f"run-hasty-{i}", "identity": "agent-hasty", "events": events} for i in range(count)]
+
+
+def _run_at(fixture: str, run_id: str, start: datetime) -> dict[str, Any]:
+    """A fixture's events as a run of EXPLAINED that starts at `start`, the events as far apart as before."""
+    events = json.loads((FIXTURES / fixture).read_text())["events"]
+    shift = start - datetime.fromisoformat(events[0]["timestamp"])
+    moved = [{**e, "timestamp": (datetime.fromisoformat(e["timestamp"]) + shift).isoformat()} for e in events]
+    return {"run_id": run_id, "identity": EXPLAINED, "events": moved}
+
+
+def _seed_explained_agent(api: httpx.Client) -> None:
+    """EXPLAINED over the last 10 days: a clean run and two completed payments 10 days ago; today an
+    unsafe run and 101 failed payments of one invoice, the last over the daily cap of the key's source.
+    No identity hygiene events at all."""
+    now = datetime.now(UTC)
+    long_ago = now - timedelta(days=10)
+    runs = [
+        _run_at("session_clean.json", "run-explained-clean", long_ago),
+        _run_at("session_loop.json", "run-explained-loop", now),
+    ]
+    assert api.post("/v1/sessions/batch", json=runs).status_code == 201
+    paid = [
+        {"identity": EXPLAINED, "category": "economic", "event_type": "payment_completed", "score_delta": 1,
+         "timestamp": long_ago.isoformat(), "reference_type": "transaction", "reference_id": f"tx-{n}"}
+        for n in range(2)
+    ]  # fmt: skip
+    failed = [
+        {"identity": EXPLAINED, "category": "economic", "event_type": "payment_failed", "score_delta": -1,
+         "event_id": str(uuid.uuid4()), "reference_type": "invoice", "reference_id": "inv-7"}
+        for _ in range(101)
+    ]  # fmt: skip
+    answer = api.post("/v1/reputation-events", json=paid + failed)
+    assert answer.status_code == 202 and answer.json()["capped"] == 1, answer.text
 
 
 @pytest.fixture(scope="module")
@@ -398,6 +432,78 @@ def test_a_trace_born_run_lists_its_events_by_span_id(browser: Browser, base_url
     explorer.page.context.close()
     tenant.api.close()
     assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def _contribution(window: dict[str, Any]) -> float:
+    """The points an event type adds to its category's neutral 50: share × (score − 50)."""
+    return 0.0 if window["score"] is None else window["share"] * (window["score"] - 50)
+
+
+def _signed(points: float) -> str:
+    """As the page signs a number of points: +19.6, -30.4, and 0.0 with no sign."""
+    text = f"{points:+.1f}"
+    return "0.0" if float(text) == 0 else text
+
+
+def test_the_agent_page_explains_what_moved_the_score(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    _seed_explained_agent(tenant.api)
+    explanation = tenant.api.get(f"/v1/identities/{EXPLAINED}/reputation/explain").json()
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open(f"#/identities/{EXPLAINED}")
+    page = explorer.page
+
+    # in words: each counted event type's clause of the API's sentence; the weight-0 ones folded into a note
+    sentence = explanation["changes"]["task_quality"]
+    counted = [clause for clause in sentence.split("; ") if not clause.endswith("counts for nothing (weight 0)")]
+    assert page.locator('[data-field="changes-task_quality"] li').all_inner_texts() == counted
+    assert counted == ["run_trust fell from 100.0 to 50.0"]
+    assert "failure.infinite_tool_loop (1 event)" in explorer.field("uncounted-task_quality")
+    assert page.locator('[data-field="changes-economic"] li').all_inner_texts() == [
+        "payment_completed unchanged at 100.0", "payment_failed is new at 0.0",
+    ]  # fmt: skip
+    assert explorer.field("explained-economic") == f"{explanation['categories']['economic']['score']:.1f}"
+
+    # as bars: per counted event type, what it adds to the category now and 7 days ago
+    economic = explanation["categories"]["economic"]
+    chart = page.locator('[data-category="economic"] svg.contribution-chart')
+    assert chart.locator(".contribution-bar.now").count() == chart.locator(".contribution-bar.before").count() == 2
+    titles = chart.locator(".contribution-bar title").all_text_contents()
+    for event_type, windows in economic["event_types"].items():
+        for key, label in (("7d_ago", "7 days ago"), ("current", "now")):
+            shown = f"{event_type} {label}: {_signed(_contribution(windows[key]))} points to economic"
+            assert any(title.startswith(shown) for title in titles), (shown, titles)
+    now = sum(_contribution(windows["current"]) for windows in economic["event_types"].values())
+    assert abs(50 + now - economic["score"]) < 1e-6  # the bars add up to the score
+    assert (
+        explorer.field("capped")
+        == f"1 signal from source {explanation['capped'][0]['source']} over the daily cap was not counted."
+    )
+    no_events = page.locator('[data-category="identity_hygiene"]')
+    assert no_events.inner_text().endswith("No events in this category, now or 7 days ago.")
+
+    # the references, in the API's order; a run's links to its page
+    shown = page.locator("ol.references li").evaluate_all("items => items.map(item => item.dataset.reference)")
+    assert shown == [reference["reference_id"] for reference in explanation["top_references"]]
+    assert shown[0] == "inv-7" and page.locator('ol.references li[data-reference="inv-7"] a').count() == 0
+    explorer.screenshot("ui-explain.png")
+    explorer.follow(page.locator("ol.references a.reference-link", has_text="run-explained-loop"))
+    assert page.locator("main h1").inner_text() == "Run run-explained-loop"
+    assert explorer.field("readiness") == "unsafe for production"
+
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def test_an_unknown_agent_is_one_not_found_message(browser: Browser, base_url: str, seeded: Tenant) -> None:
+    explorer = _explorer(browser, base_url, seeded.key)
+    explorer.open("#/identities/agent-nobody")
+    errors = explorer.page.locator("main .error")
+    assert errors.count() == 1 and errors.inner_text() == "Not found: no identity 'agent-nobody'"
+    assert explorer.page.locator("main section").count() == 0
+    explorer.page.context.close()
+    assert explorer.errors and all("404 (Not Found)" in error for error in explorer.errors), explorer.errors
 
 
 def _shown_identities(page: Page) -> list[str]:
