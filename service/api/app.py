@@ -11,6 +11,7 @@ from service.alerts.notifier import start_background_evaluator
 from service.api import errors
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
+from service.api.paths import ControlCharacterGuard
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     for module in (health, sessions, runs, logs, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
+    # The last added runs first: metrics see every request, and no route sees an unroutable path.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ControlCharacterGuard)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

@@ -8,7 +8,7 @@ from typing import Any
 
 from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError
-from service.ids import check_id, check_optional_id
+from service.ids import check_id, check_optional_id, check_run_id
 from service.store.records import RunRecord
 from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE, RunKind
 
@@ -86,7 +86,7 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
     check_event_times(normalized, prefix)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
-        run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,
+        run_id=check_run_id(run.run_id, f"{prefix}run_id") if run.run_id else None,
         suite=check_optional_id(run.suite, f"{prefix}suite"),
         task_id=check_optional_id(run.task_id, f"{prefix}task_id"),
         trial=run.trial,

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from service.errors import FieldError
-from service.ids import ID_RULE, check_id
+from service.ids import RUN_ID_RULE, check_id, check_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.otlp_json import decode_json_body
 from service.judge.records import encode_record, record_id
@@ -69,9 +69,9 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
     valid = {}
     for session_id, records in groups.items():
         try:
-            valid[check_id(session_id, "session.id")] = records
+            valid[check_run_id(session_id, "session.id")] = records
         except FieldError:
-            received.reject(len(records), f"session.id must be {ID_RULE}")
+            received.reject(len(records), f"session.id must be {RUN_ID_RULE}")
     rule = IdentityRule(identity_names)
     with holding(tenant, list(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
@@ -122,7 +122,7 @@ def sessions_from_file(path: Path, identity: str | None, identity_names: Sequenc
         for record in group:
             accumulator.add(record)
         who = check_id(accumulator.identity or identity or UNKNOWN_IDENTITY, f"session {session_id} identity")
-        spec = RunSpec(identity=who, run_id=check_id(session_id, "session.id"), kind=RunKind.SESSION)
+        spec = RunSpec(identity=who, run_id=check_run_id(session_id, "session.id"), kind=RunKind.SESSION)
         performance = accumulator.score(masque=who).to_dict()
         sessions.append(SessionInput(spec, to_run_events(group), None, performance))
     return sessions
