@@ -38,6 +38,10 @@ def check_run_id(value: object, field: str) -> str:
     return _checked(value, field, _RUN_ID, RUN_ID_RULE)
 
 
+def is_run_id(value: str) -> bool:
+    return _RUN_ID.fullmatch(value) is not None
+
+
 def check_optional_id(value: object, field: str) -> str:
     """'' or None mean absent."""
     if value is None or value == "":

@@ -25,13 +25,16 @@ Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`.
 `application/problem+json` and name the offending field."""
 
 
-def start_session_sweeper(store: Callable[[], Store], settings: Settings) -> Periodic:
+def start_session_sweeper(store: Callable[[], Store], settings: Settings, metrics: Metrics) -> Periodic:
     """Finalizes OTLP sessions idle for `session_idle_minutes`. Its state is the store itself (open
     sessions and their last record), so a restart picks up where it left off."""
     idle = timedelta(minutes=settings.session_idle_minutes)
 
     def sweep(now: datetime) -> None:
-        finalize_idle(store(), now, idle, settings.quality_pass_threshold)
+        done = finalize_idle(store(), now, idle, settings.quality_pass_threshold)
+        metrics.runs_finalized.inc(done.finalized + done.undiagnosable)
+        metrics.sweep_failures.labels("undiagnosable").inc(done.undiagnosable)
+        metrics.sweep_failures.labels("retried").inc(done.retried)
 
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
@@ -44,7 +47,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
-        app.state.session_sweeper = start_session_sweeper(holder.get, settings)
+        app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics)
         try:
             yield
         finally:

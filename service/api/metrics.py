@@ -20,6 +20,12 @@ class Metrics:
         self.runs_finalized = Counter("repute_runs_finalized", "Runs finalized", registry=self.registry)
         self.events_ingested = Counter("repute_events_ingested", "Run events stored", registry=self.registry)
         self.store_errors = Counter("repute_store_errors", "Store unavailable errors", registry=self.registry)
+        self.sweep_failures = Counter(
+            "repute_session_sweep_failures",
+            "Idle sessions the sweeper could not finalize: closed as execution errors (undiagnosable), or retried",
+            ["outcome"],
+            registry=self.registry,
+        )
 
 
 class MetricsMiddleware:

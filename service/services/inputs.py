@@ -67,11 +67,15 @@ class SessionInput(_NormalizedOnce):
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
 
+def storable_ms(ms: int) -> bool:
+    return EARLIEST_MS <= ms < LATEST_MS
+
+
 def check_event_times(events: Sequence[Event], prefix: str = "") -> None:
     """Every timestamp must be storable; the error names the first event that is not."""
     for index, event in enumerate(events):
         ms = event.timestamp_ms
-        if ms is not None and not EARLIEST_MS <= ms < LATEST_MS:
+        if ms is not None and not storable_ms(ms):
             raise FieldError(f"{prefix}events[{index}].timestamp", f"timestamp must lie {TIME_RULE}")
 
 

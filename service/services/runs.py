@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import Conflict, FieldError, NotFound
+from service.errors import ClientError, Conflict, FieldError, NotFound
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -28,6 +28,11 @@ from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
 from service.vocab import ExecutionStatus, RunKind, RunStatus
+
+# How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
+UNDIAGNOSABLE_STAGE = "evaluator"
+UNDIAGNOSABLE_REASON = "evaluator_error"
+MESSAGE_CHARS = 1000
 
 
 def canonical_text(value: Any) -> str:
@@ -193,6 +198,24 @@ def finalize_run(
             events, performance = run_store.load_event_payloads(store, tenant, run_id), None
         request = FinalizeRequest(run, events, execution, performance)
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+def finalize_undiagnosable(
+    store: Store, tenant: str, run_id: str, error: ClientError, now: datetime, pass_threshold: float
+) -> RunRecord:
+    """Finalizes a run whose stored evidence cannot be diagnosed as an execution error of the evaluator
+    stage whose message names the fault, so it stops coming back; its raw evidence stays stored."""
+    execution = {
+        "status": ExecutionStatus.EXECUTION_ERROR,
+        "stage": UNDIAGNOSABLE_STAGE,
+        "reason": UNDIAGNOSABLE_REASON,
+        "message": f"the stored evidence cannot be diagnosed: {error.located()}"[:MESSAGE_CHARS],
+    }
+    with run_lock(tenant, run_id):
+        run = stored_run(store, tenant, run_id)
+        if run.finalized:
+            return run
+        return finalize_batch(store, tenant, [FinalizeRequest(run, [], execution)], now, pass_threshold)[0]
 
 
 def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -3,27 +3,31 @@ session is a run (run_id = session id, kind "session") that is finalized explici
 been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
 (see service.services.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
 
+import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from service.errors import FieldError
-from service.ids import RUN_ID_RULE, check_id, check_run_id
+from service.diagnosis import InputError
+from service.diagnosis.events import timestamp_ms_of
+from service.errors import ClientError, FieldError, StoreUnavailable
+from service.ids import RUN_ID_RULE, check_id, check_run_id, is_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.otlp_json import decode_json_body
 from service.judge.records import encode_record, record_id
 from service.services import runs
-from service.services.inputs import RunSpec, SessionInput
+from service.services.inputs import RunSpec, SessionInput, storable_ms
 from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
 from service.store.rows import to_millis
-from service.vocab import RunKind
+from service.vocab import TIME_RULE, RunKind
 
 UNKNOWN_IDENTITY = "unknown"
+log = logging.getLogger("repute.sessions")
 
 
 @dataclass
@@ -66,12 +70,7 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
     received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
     groups = group_by_session(batch.records)
     received.reject(len(batch.records) - sum(map(len, groups.values())), "records without session.id")
-    valid = {}
-    for session_id, records in groups.items():
-        try:
-            valid[check_run_id(session_id, "session.id")] = records
-        except FieldError:
-            received.reject(len(records), f"session.id must be {RUN_ID_RULE}")
+    valid = _storable_sessions(groups, received)
     rule = IdentityRule(identity_names)
     with holding(tenant, list(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
@@ -93,6 +92,36 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
     return received
 
 
+def _storable_sessions(groups: dict[str, list[LogRecord]], received: Received) -> dict[str, list[LogRecord]]:
+    """The sessions with a valid id, each with its records whose time is storable; the rest rejected."""
+    valid = {}
+    bad_ids = bad_times = 0
+    for session_id, records in groups.items():
+        if not is_run_id(session_id):
+            bad_ids += len(records)
+            continue
+        timed = [record for record in records if _storable_time(record)]
+        bad_times += len(records) - len(timed)
+        if timed:
+            valid[session_id] = timed
+    received.reject(bad_ids, f"session.id must be {RUN_ID_RULE}")
+    received.reject(bad_times, f"timeUnixNano must lie {TIME_RULE}")
+    return valid
+
+
+def _storable_time(record: LogRecord) -> bool:
+    """A record's time must be storable, and read back as the same instant once the record is a run
+    event (whose epoch numbers are told apart by magnitude): else finalizing the session would fail."""
+    nanos = record.time_unix_nano
+    if nanos is None:
+        return True
+    millis = nanos // 1_000_000
+    try:
+        return storable_ms(millis) and timestamp_ms_of({"timestamp": nanos}, 0) == millis
+    except InputError:
+        return False
+
+
 def _safe_identity(identity: str) -> str:
     try:
         return check_id(identity, "identity")
@@ -100,12 +129,34 @@ def _safe_identity(identity: str) -> str:
         return UNKNOWN_IDENTITY
 
 
-def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> int:
-    """Finalizes every open session that has been idle for `idle`; returns how many."""
-    idle_sessions = session_store.idle_sessions(store, now - idle)
-    for tenant, session_id in idle_sessions:
-        runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
-    return len(idle_sessions)
+@dataclass
+class Sweep:
+    """What one pass of the idle-session sweeper did."""
+
+    finalized: int = 0
+    undiagnosable: int = 0  # finalized as execution errors naming why
+    retried: int = 0  # an unexpected failure: left open for the next pass
+
+
+def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> Sweep:
+    """Finalizes every open session that has been idle for `idle`. One session that cannot be
+    finalized never holds up the others (of any tenant); only the store being down ends the pass."""
+    sweep = Sweep()
+    for tenant, session_id in session_store.idle_sessions(store, now - idle):
+        try:
+            runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
+            sweep.finalized += 1
+        except StoreUnavailable:
+            raise
+        except ClientError as error:
+            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
+            log.warning("session %s of tenant %s cannot be diagnosed: %s", session_id, tenant, error.located())
+            runs.finalize_undiagnosable(store, tenant, session_id, error, now, pass_threshold)
+            sweep.undiagnosable += 1
+        except Exception:
+            log.exception("session %s of tenant %s could not be finalized; retried next pass", session_id, tenant)
+            sweep.retried += 1
+    return sweep
 
 
 def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[SessionInput]:
