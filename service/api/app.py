@@ -15,6 +15,7 @@ from service.api.paths import ControlCharacterGuard
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
+from service.services.keys import Principal
 from service.services.sessions import finalize_idle
 from service.settings import Settings, get_settings
 from service.store.client import Store
@@ -39,8 +40,11 @@ def start_session_sweeper(store: Callable[[], Store], settings: Settings, metric
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
-    """An app on the configured store, or on `store` when given (tests share one embedded store)."""
+def create_app(
+    settings: Settings | None = None, store: Store | None = None, acting_as: Principal | None = None
+) -> FastAPI:
+    """An app on the configured store, or on `store` when given (tests share one embedded store).
+    With `acting_as`, every request acts as that principal, without a key (the CLI's in-process client)."""
     settings = settings or get_settings()
     holder = StoreHolder(settings, store)
 
@@ -58,6 +62,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     app = FastAPI(title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
+    app.state.acting_as = acting_as
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     errors.install(app)

@@ -11,11 +11,12 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.errors import Problem
-from service.judge import OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
+from service.api.routing import KeyFirstRoute, parse_body
+from service.judge import DecodedBatch, OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
 from service.services.sessions import Received, receive
 
-router = APIRouter(tags=["otlp"])
+router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -63,11 +64,15 @@ async def post_logs(
     if content_type not in (JSON, PROTOBUF):
         raise Problem(415, "Unsupported Media Type", f"send {JSON} or {PROTOBUF}, not {content_type!r}")
     as_protobuf = content_type == PROTOBUF
-    body = await request.body()
-    try:
-        if request.headers.get("content-encoding", "").lower() == "gzip":
+    gzipped = request.headers.get("content-encoding", "").lower() == "gzip"
+
+    def decode(body: bytes) -> DecodedBatch:
+        if gzipped:
             body = gunzip_body(body, settings.max_body_bytes)
-        batch = decode_protobuf_body(body) if as_protobuf else decode_json_body(body)
+        return decode_protobuf_body(body) if as_protobuf else decode_json_body(body)
+
+    try:
+        batch = await parse_body(request, decode)
     except InflatedTooLarge as exc:
         raise Problem(413, "Content Too Large", str(exc)) from exc
     except OTLPDecodeError as exc:

@@ -7,11 +7,11 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted, StorableDay
 from service.services import reputation
 
-router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
 
 _PAYMENT = {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}
 SIGNAL_EXAMPLES = {

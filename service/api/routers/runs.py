@@ -8,7 +8,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
 from service.errors import Conflict
@@ -16,7 +16,7 @@ from service.services import runs
 from service.services.inputs import RunSpec
 from service.services.views import decode_cursor, encode_cursor, run_detail, run_summary
 
-router = APIRouter(prefix="/v1", tags=["runs"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["runs"], route_class=KeyFirstRoute)
 
 EVENTS_BODY = request_body(
     array_or_wrapped("events", {"type": "object"}),
@@ -50,7 +50,7 @@ async def append_events(
     metrics: MetricsDep,
     now: Now,
 ) -> Any:
-    events = parse_run(await request.body()).events
+    events = (await parse_body(request, parse_run)).events
     total = await run_in_threadpool(
         runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
     )
