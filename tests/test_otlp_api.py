@@ -242,7 +242,7 @@ def _store_session_unchecked(store: Store, tenant: str, session_id: str, time_un
     record = make_record(time_unix_nano, None, "user_prompt", None, {"session.id": session_id}, {})
     spec = RunSpec(identity="agent", run_id=session_id, kind=RunKind.SESSION)
     an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
-    row = [tenant, session_id, record_id(record), time_unix_nano, encode_record(record), an_hour_ago]
+    row = [tenant, session_id, record_id(record), time_unix_nano, encode_record(record), an_hour_ago, 1]
     session_store.insert_records(store, [row])
     run_store.insert_runs(store, [runs.new_record(tenant, spec, session_id, an_hour_ago)])
 

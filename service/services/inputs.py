@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.diagnosis import Event, RunInput, normalize_events
-from service.errors import FieldError
+from service.errors import FieldError, TooLarge
 from service.ids import check_id, check_optional_id, check_run_id
+from service.settings import Settings
 from service.store.records import RunRecord
 from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE, RunKind
 
@@ -79,13 +80,34 @@ def check_event_times(events: Sequence[Event], prefix: str = "") -> None:
             raise FieldError(f"{prefix}events[{index}].timestamp", f"timestamp must lie {TIME_RULE}")
 
 
+def over_limit(holder: str, limit: int, unit: str, sent: str, setting: str, field: str = "") -> TooLarge:
+    """A 413 naming the limit and the setting that moves it."""
+    return TooLarge(
+        f"{holder} holds at most {limit} {unit} ({sent}); the limit is the setting REPUTE_{setting.upper()}", field
+    )
+
+
+def check_run_size(events: int, max_events: int, field: str, stored: int = 0) -> None:
+    if stored + events > max_events:
+        sent = f"{stored} stored, {events} sent" if stored else f"{events} sent"
+        raise over_limit("a run", max_events, "events", sent, "max_events_per_run", field)
+
+
+def check_batch_size(runs: Sequence[RunInput], max_runs: int, max_events: int) -> None:
+    """The runs of one request, and their events together, within their caps."""
+    if len(runs) > max_runs:
+        raise over_limit("a batch", max_runs, "runs", f"{len(runs)} sent", "max_runs_per_batch", "sessions")
+    events = sum(len(run.events) for run in runs)
+    if events > max_events:
+        raise over_limit("a request", max_events, "events", f"{events} sent", "max_events_per_request", "sessions")
+
+
 def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:
     """Validates a parsed run for storage; errors name the field."""
     prefix = f"{field}." if field else ""
     if run.trial is not None and (isinstance(run.trial, bool) or not isinstance(run.trial, int) or run.trial < 0):
         raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
-    if len(run.events) > max_events:
-        raise FieldError(f"{prefix}events", f"a run holds at most {max_events} events ({len(run.events)} sent)")
+    check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
     check_event_times(normalized, prefix)
     spec = RunSpec(
@@ -97,3 +119,13 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
         metadata=run.metadata or {},
     )
     return SessionInput(spec, list(run.events), run.execution, normalized=normalized)
+
+
+def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[SessionInput]:
+    """The runs of one request validated for storage, within the request's caps; errors name the
+    run (`sessions[2].identity`) when there are several."""
+    check_batch_size(runs, settings.max_runs_per_batch, settings.max_events_per_request)
+    return [
+        session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
+        for index, run in enumerate(runs)
+    ]

@@ -14,12 +14,19 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import ClientError, Conflict, FieldError, NotFound
+from service.errors import ClientError, Conflict, NotFound
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
 from service.reputation.emit import FinalizedRun, events_for_run
-from service.services.inputs import FinalizeRequest, RunSpec, SessionInput, check_event_times, new_run_id
+from service.services.inputs import (
+    FinalizeRequest,
+    RunSpec,
+    SessionInput,
+    check_event_times,
+    check_run_size,
+    new_run_id,
+)
 from service.services.locks import holding, run_lock
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
@@ -90,10 +97,7 @@ def append_events(
         if run.finalized:
             raise Conflict(f"run {run_id} is finalized; it takes no more events")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
-        if first_seq + len(events) > max_events:
-            raise FieldError(
-                "events", f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)"
-            )
+        check_run_size(len(events), max_events, "events", stored=first_seq)
         run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
         return first_seq + len(events)
 

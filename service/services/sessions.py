@@ -23,6 +23,7 @@ from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
+from service.store.records import RunRecord
 from service.store.rows import to_millis
 from service.vocab import TIME_RULE, RunKind
 
@@ -51,20 +52,26 @@ def _identity(records: Iterable[LogRecord], rule: IdentityRule, fallback: str | 
     return accumulator.identity or fallback or UNKNOWN_IDENTITY
 
 
-def _record_rows(tenant: str, session_id: str, records: Sequence[LogRecord], now: datetime) -> list[list]:
+def _record_rows(
+    tenant: str, session_id: str, records: Sequence[LogRecord], event_counts: Sequence[int], now: datetime
+) -> list[list]:
     seen: Counter[str] = Counter()
     rows = []
-    for record in records:
+    for record, event_count in zip(records, event_counts, strict=True):
         first = record_id(record)
         seen[first] += 1
+        content = encode_record(record)
         rows.append(
-            [tenant, session_id, record_id(record, seen[first]), record.time_unix_nano, encode_record(record), now]
+            [tenant, session_id, record_id(record, seen[first]), record.time_unix_nano, content, now, event_count]
         )
     return rows
 
 
-def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str]) -> Received:
-    """Stores the records of a decoded request; opens a run for each new session."""
+def receive(
+    store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str], max_events: int
+) -> Received:
+    """Stores the records of a decoded request; opens a run for each new session. A session's records
+    are refused whole when it is closed, or when they would take it past `max_events` run events."""
     now = to_millis(now)
     received = Received()
     received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
@@ -74,22 +81,35 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, ident
     rule = IdentityRule(identity_names)
     with holding(tenant, list(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
+        stored_events = session_store.event_counts(store, tenant, list(existing))
         opened, rows = [], []
         for session_id, records in valid.items():
             run = existing.get(session_id)
-            if run is not None and (run.finalized or run.kind != RunKind.SESSION):
-                state = "finalized" if run.finalized else "a run that is not a session"
-                received.reject(len(records), f"session {session_id} is {state}; its records were not stored")
+            event_counts = [len(to_run_events([record])) for record in records]
+            refusal = _refusal(run, stored_events.get(session_id, 0) + sum(event_counts), max_events)
+            if refusal:
+                received.reject(len(records), f"session {session_id} {refusal}; its records were not stored")
                 continue
             if run is None:
                 identity = _safe_identity(_identity(records, rule, None))
                 spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
                 opened.append(runs.new_record(tenant, spec, session_id, now))
-            rows.extend(_record_rows(tenant, session_id, records, now))
+            rows.extend(_record_rows(tenant, session_id, records, event_counts, now))
             received.accepted += len(records)
         session_store.insert_records(store, rows)
         run_store.insert_runs(store, opened)
     return received
+
+
+def _refusal(run: RunRecord | None, events: int, max_events: int) -> str | None:
+    """Why a session takes no more records, if it does not."""
+    if run is not None and run.finalized:
+        return "is finalized"
+    if run is not None and run.kind != RunKind.SESSION:
+        return "is a run that is not a session"
+    if events > max_events:
+        return f"would hold {events} run events, over the {max_events} of a run (REPUTE_MAX_EVENTS_PER_RUN)"
+    return None
 
 
 def _storable_sessions(groups: dict[str, list[LogRecord]], received: Received) -> dict[str, list[LogRecord]]:

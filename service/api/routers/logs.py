@@ -14,6 +14,7 @@ from service.api.errors import Problem
 from service.api.routing import KeyFirstRoute, parse_body
 from service.judge import DecodedBatch, OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
+from service.services.inputs import over_limit
 from service.services.sessions import Received, receive
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
@@ -77,6 +78,12 @@ async def post_logs(
         raise Problem(413, "Content Too Large", str(exc)) from exc
     except OTLPDecodeError as exc:
         return _bad_request(str(exc), as_protobuf)
-    received = await run_in_threadpool(receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes)
+    records = len(batch.records) + batch.rejected
+    if records > settings.max_events_per_request:
+        raise over_limit("a request", settings.max_events_per_request, "log records", f"{records} sent",
+                         "max_events_per_request")  # fmt: skip
+    received = await run_in_threadpool(
+        receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes, settings.max_events_per_run
+    )
     metrics.events_ingested.inc(received.accepted)
     return _success(received, as_protobuf)

@@ -11,7 +11,7 @@ from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.diagnosis import RunInput, parse_run, parse_runs
-from service.services.inputs import session_input
+from service.services.inputs import session_inputs
 from service.services.runs import Ingested, ingest_sessions
 from service.services.views import run_summary
 
@@ -67,13 +67,11 @@ class _Ingest:
         self.store, self.settings, self.metrics, self.now = store, settings, metrics, now
 
     async def __call__(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
-        limit = self.settings.max_events_per_run
-        sessions = [
-            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
-        ]
-        results = await run_in_threadpool(
-            ingest_sessions, self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold
-        )
+        def validate_and_ingest() -> list[Ingested]:
+            sessions = session_inputs(inputs, self.settings)
+            return ingest_sessions(self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold)
+
+        results = await run_in_threadpool(validate_and_ingest)
         created = [r for r in results if r.created]
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
