@@ -1,8 +1,10 @@
 """Walking every route of the OpenAPI schema: no key 401, wrong scope 403, another tenant 404."""
 
+import re
 import signal
 import socket
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -160,3 +162,20 @@ def test_large_bodies_without_a_key_cost_the_server_no_memory(tmp_path: Path) ->
     assert statuses == [401] * len(BODY_ROUTES)
     print(f"server RSS idle {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB")
     assert peak - idle < 100 * MIB, f"idle {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB"
+
+
+def test_requests_without_a_key_cannot_grow_the_metrics(base_url: str, client: httpx.Client) -> None:
+    """Each request names a new method and a new path; after the first few, /metrics stops growing."""
+
+    def strangers(count: int) -> int:
+        for n in range(count):
+            httpx.request(f"M{uuid.uuid4().hex[:12].upper()}", f"{base_url}/v1/runs")
+            httpx.get(f"{base_url}/no/such/path/{uuid.uuid4().hex}/{n}")
+        return len(client.get("/metrics").text)
+
+    strangers(10)  # the first of each kind (and of the /metrics reads themselves) add their label sets
+    warmed = strangers(10)
+    grown = strangers(230)
+    methods = set(re.findall(r'method="([^"]*)"', client.get("/metrics").text))
+    assert methods <= {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"}, methods
+    assert grown - warmed < 256  # counts gain digits; no label set is added

@@ -5,6 +5,10 @@ import time
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# Label values are bounded, or anyone could grow /metrics without a key: a request names any method
+# and any path; unknown methods read "other", and paths no route matches "unmatched".
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
 
 class Metrics:
     """One registry per app, so several apps in one process (tests) never collide."""
@@ -50,6 +54,6 @@ class MetricsMiddleware:
             await self.app(scope, receive, capture)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
-            method = scope["method"]
+            method = scope["method"] if scope["method"] in KNOWN_METHODS else "other"
             self.metrics.requests.labels(method, route, str(status)).inc()
             self.metrics.latency.labels(method, route).observe(time.perf_counter() - started)
