@@ -265,3 +265,11 @@ def test_an_undiagnosable_session_never_stops_the_sweeper(make_client, embedded_
     assert closed["status"] == "finalized" and closed["execution_status"] == "execution_error"
     assert (closed["failure_stage"], closed["failure_reason_code"]) == ("evaluator", "evaluator_error")
     assert "events[0].timestamp" in closed["failure_message"]
+
+
+def test_a_session_takes_no_run_events(client: httpx.Client) -> None:
+    """A session's events are mapped from its records at finalize: appended ones would be dropped."""
+    assert _post_records(client, "p-3", [T0, T0 + SECOND]) == {}
+    appended = client.post("/v1/runs/p-3/events", json=[{"event": "decision"}])
+    assert appended.status_code == 409 and "send its records to /v1/logs" in appended.json()["detail"]
+    assert client.post("/v1/runs/p-3/finalize").json()["event_count"] == 2

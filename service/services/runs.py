@@ -96,6 +96,8 @@ def append_events(
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             raise Conflict(f"run {run_id} is finalized; it takes no more events")
+        if run.kind == RunKind.SESSION:  # its events are mapped from its log records when it is finalized
+            raise Conflict(f"run {run_id} is an OTLP session; send its records to /v1/logs")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
         check_run_size(len(events), max_events, "events", stored=first_seq)
         run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
