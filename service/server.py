@@ -17,14 +17,6 @@ from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 log = logging.getLogger("repute.server")
 
 
-def _announce_admin_key(settings: Settings, created_key: str | None) -> None:
-    path = settings.data_dir / ADMIN_KEY_FILE
-    if created_key:
-        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created_key}", flush=True)
-    elif path.exists():
-        print(f"admin key: {path.read_text().strip()}  (from {path})", flush=True)
-
-
 def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # the status a shell reports for a process ended by that signal
 
@@ -41,7 +33,9 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
     created = holder.first_admin_key
-    _announce_admin_key(settings, created.key if created else None)
+    if created is not None:  # shown once, when created: logs of later starts never hold it
+        path = settings.data_dir / ADMIN_KEY_FILE
+        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created.key}", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
     listening = server.config.bind_socket()
     record = write_server_file(settings.data_dir, f"http://{host}:{port}") if settings.embedded else None

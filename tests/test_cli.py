@@ -135,3 +135,18 @@ def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path:
         owner.send_signal(signal.SIGTERM)
         owner.wait(timeout=30)
     assert not record.exists()
+
+
+def _output_of_a_start(data_dir: Path) -> str:
+    server = start_server_process(data_dir, free_port())
+    server.send_signal(signal.SIGTERM)
+    output, _ = server.communicate(timeout=30)
+    return output.decode()
+
+
+def test_the_admin_key_is_printed_once_when_created(tmp_path: Path) -> None:
+    data_dir = tmp_path / "keyed"
+    first = _output_of_a_start(data_dir)
+    key = (data_dir / "admin.key").read_text().strip()
+    assert key in first
+    assert key not in _output_of_a_start(data_dir)
