@@ -91,5 +91,6 @@ def test_an_otlp_session_holds_the_events_of_a_run(limited: httpx.Client) -> Non
     assert limited.post("/v1/runs/s-1/finalize").json()["event_count"] == 100
 
     too_many = _post_logs(limited, _tool_results("s-2", 151))
-    assert too_many.status_code == 413 and "REPUTE_MAX_EVENTS_PER_REQUEST" in too_many.text
+    assert too_many.status_code == 413 and too_many.headers["content-type"] == "application/json"
+    assert too_many.json()["code"] == 8 and "REPUTE_MAX_EVENTS_PER_REQUEST" in too_many.json()["message"]
     assert limited.get("/v1/runs/s-2").status_code == 404

@@ -273,3 +273,29 @@ def test_a_session_takes_no_run_events(client: httpx.Client) -> None:
     appended = client.post("/v1/runs/p-3/events", json=[{"event": "decision"}])
     assert appended.status_code == 409 and "send its records to /v1/logs" in appended.json()["detail"]
     assert client.post("/v1/runs/p-3/finalize").json()["event_count"] == 2
+
+
+def _status(response: httpx.Response) -> tuple[int, str]:
+    """The google.rpc.Status of a refused OTLP request, in the request's encoding."""
+    if response.headers["content-type"] == "application/x-protobuf":
+        status = status_pb2.Status.FromString(response.content)
+        return status.code, status.message
+    assert response.headers["content-type"] == JSON, response.headers
+    return response.json()["code"], response.json()["message"]
+
+
+@pytest.mark.parametrize("content_type", [JSON, "application/x-protobuf"])
+def test_otlp_refusals_are_a_google_rpc_status(client: httpx.Client, content_type: str) -> None:
+    headers = {"content-type": content_type}
+    inflating = gzip.compress(b" " * (16 * 2**20 + 1))
+    bomb = client.post("/v1/logs", content=inflating, headers={**headers, "content-encoding": "gzip"})
+    assert bomb.status_code == 413
+    code, message = _status(bomb)
+    assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
+    oversized = client.post("/v1/logs", content=b" " * (16 * 2**20 + 1), headers=headers)
+    assert oversized.status_code == 413
+    code, message = _status(oversized)
+    assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
+
+    unsupported = client.post("/v1/logs", content=b"x", headers={"content-type": "text/plain"})
+    assert unsupported.status_code == 415 and _status(unsupported)[0] == 3

@@ -10,7 +10,6 @@ from google.rpc import status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
-from service.api.errors import Problem
 from service.api.routing import KeyFirstRoute, parse_body
 from service.judge import DecodedBatch, OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
@@ -21,7 +20,8 @@ router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-INVALID_ARGUMENT = 3
+OTLP_PATHS = frozenset({"/v1/logs"})  # whose refusals are google.rpc.Status, not problem+json
+INVALID_ARGUMENT, RESOURCE_EXHAUSTED = 3, 8  # google.rpc.Code
 LOGS_BODY = {
     "requestBody": {
         "required": True,
@@ -39,8 +39,14 @@ def _encode(message: Any, as_protobuf: bool, status: int) -> Response:
     return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON)
 
 
-def _bad_request(message: str, as_protobuf: bool) -> Response:
-    return _encode(status_pb2.Status(code=INVALID_ARGUMENT, message=message), as_protobuf, 400)
+def media_type(content_type: str | None) -> str:
+    return (content_type or JSON).split(";")[0].strip().lower()
+
+
+def otlp_refusal(status: int, message: str, as_protobuf: bool) -> Response:
+    """A refused OTLP request: a google.rpc.Status, in the request's encoding, as OTLP/HTTP asks."""
+    code = RESOURCE_EXHAUSTED if status == 413 else INVALID_ARGUMENT
+    return _encode(status_pb2.Status(code=code, message=message), as_protobuf, status)
 
 
 def _success(received: Received, as_protobuf: bool) -> Response:
@@ -56,14 +62,16 @@ def _success(received: Received, as_protobuf: bool) -> Response:
     summary="OTLP/HTTP logs (Claude Code sessions)",
     openapi_extra=LOGS_BODY,
     responses={200: {"description": "ExportLogsServiceResponse (partialSuccess for rejected records)"},
-               400: {"description": "google.rpc.Status: the request cannot be decoded"}},
+               400: {"description": "google.rpc.Status: the request cannot be decoded"},
+               413: {"description": "google.rpc.Status: over a size limit"},
+               415: {"description": "google.rpc.Status: neither JSON nor protobuf"}},
 )  # fmt: skip
 async def post_logs(
     request: Request, principal: Ingest, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now
 ) -> Response:
-    content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    content_type = media_type(request.headers.get("content-type"))
     if content_type not in (JSON, PROTOBUF):
-        raise Problem(415, "Unsupported Media Type", f"send {JSON} or {PROTOBUF}, not {content_type!r}")
+        return otlp_refusal(415, f"send {JSON} or {PROTOBUF}, not {content_type!r}", as_protobuf=False)
     as_protobuf = content_type == PROTOBUF
     gzipped = request.headers.get("content-encoding", "").lower() == "gzip"
 
@@ -75,13 +83,14 @@ async def post_logs(
     try:
         batch = await parse_body(request, decode)
     except InflatedTooLarge as exc:
-        raise Problem(413, "Content Too Large", str(exc)) from exc
+        return otlp_refusal(413, f"{exc}; the limit is the setting REPUTE_MAX_BODY_BYTES", as_protobuf)
     except OTLPDecodeError as exc:
-        return _bad_request(str(exc), as_protobuf)
+        return otlp_refusal(400, str(exc), as_protobuf)
     records = len(batch.records) + batch.rejected
     if records > settings.max_events_per_request:
-        raise over_limit("a request", settings.max_events_per_request, "log records", f"{records} sent",
-                         "max_events_per_request")  # fmt: skip
+        too_many = over_limit("a request", settings.max_events_per_request, "log records", f"{records} sent",
+                              "max_events_per_request")  # fmt: skip
+        return otlp_refusal(413, str(too_many), as_protobuf)
     received = await run_in_threadpool(
         receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes, settings.max_events_per_run
     )
