@@ -203,6 +203,9 @@ def test_deep_values_are_cut_alike_in_both_encodings() -> None:
 def test_gunzip_body() -> None:
     body = b'{"resourceLogs": []}'
     assert gunzip_body(gzip.compress(body), max_bytes=1024) == body
+    assert gunzip_body(gzip.compress(body[:5]) + gzip.compress(body[5:]), max_bytes=1024) == body
+    with pytest.raises(OTLPDecodeError, match="inflates past"):
+        gunzip_body(gzip.compress(b" " * 600) * 2, max_bytes=1024)
     with pytest.raises(OTLPDecodeError, match="inflates past"):
         gunzip_body(gzip.compress(b" " * 2048), max_bytes=1024)
     with pytest.raises(OTLPDecodeError, match="truncated"):

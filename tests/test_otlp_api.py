@@ -299,3 +299,27 @@ def test_otlp_refusals_are_a_google_rpc_status(client: httpx.Client, content_typ
 
     unsupported = client.post("/v1/logs", content=b"x", headers={"content-type": "text/plain"})
     assert unsupported.status_code == 415 and _status(unsupported)[0] == 3
+
+
+def _in_two_gzip_members(line: bytes) -> bytes:
+    half = len(line) // 2
+    return gzip.compress(line[:half]) + gzip.compress(line[half:])
+
+
+def test_a_multi_member_gzip_body_is_their_concatenation(make_client, tenant: str) -> None:
+    gzipped = {"content-type": JSON, "content-encoding": "gzip"}
+    results = {}
+    for encoding in ("json", "gzip-members"):
+        sender = make_client(f"{tenant}-{encoding}")
+        for line in _fixture_lines():
+            if encoding == "json":
+                response = sender.post("/v1/logs", content=line, headers={"content-type": JSON})
+            else:
+                response = sender.post("/v1/logs", content=_in_two_gzip_members(line), headers=gzipped)
+            assert response.status_code == 200 and response.json() == {}, response.text
+        results[encoding] = {sid: _stored(sender, sid) for sid in ("sess-a1", "sess-b2")}
+    assert results["json"] == results["gzip-members"]
+
+    member = gzip.compress(b" " * (9 * 2**20))  # each member inflates within the limit, the two past it
+    refused = make_client(tenant).post("/v1/logs", content=member * 2, headers=gzipped)
+    assert refused.status_code == 413 and "REPUTE_MAX_BODY_BYTES" in _status(refused)[1]

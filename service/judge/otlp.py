@@ -91,16 +91,21 @@ def session_id_text(value: AttributeValue) -> str | None:
 
 
 def gunzip_body(body: bytes, max_bytes: int) -> bytes:
-    """Inflate a `Content-Encoding: gzip` body, refusing to inflate past `max_bytes`."""
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        inflated = inflater.decompress(body, max_bytes + 1)
-    except zlib.error as error:
-        raise OTLPDecodeError(f"body is not valid gzip: {error}") from None
-    if len(inflated) > max_bytes:
-        raise InflatedTooLarge(f"gzip body inflates past {max_bytes} bytes")
-    if not inflater.eof:
-        raise OTLPDecodeError("gzip body is truncated")
-    if inflater.unused_data:
-        raise OTLPDecodeError("gzip body has trailing data")
-    return inflated
+    """Inflate a `Content-Encoding: gzip` body, refusing to inflate past `max_bytes` in all. A gzip
+    stream may hold several members one after another (RFC 1952); they inflate to their concatenation."""
+    inflated = bytearray()
+    rest = body
+    while True:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            inflated += inflater.decompress(rest, max_bytes + 1 - len(inflated))  # the budget is never 0
+        except zlib.error as error:
+            what = "body is not valid gzip" if rest is body else "gzip body has trailing data that is not a member"
+            raise OTLPDecodeError(f"{what}: {error}") from None
+        if len(inflated) > max_bytes:
+            raise InflatedTooLarge(f"gzip body inflates past {max_bytes} bytes")
+        if not inflater.eof:
+            raise OTLPDecodeError("gzip body is truncated")
+        rest = inflater.unused_data
+        if not rest:
+            return bytes(inflated)
