@@ -90,7 +90,18 @@ def test_an_otlp_session_holds_the_events_of_a_run(limited: httpx.Client) -> Non
     assert _post_logs(limited, _tool_results("s-1", 10, first=80)).json() == {}
     assert limited.post("/v1/runs/s-1/finalize").json()["event_count"] == 100
 
-    too_many = _post_logs(limited, _tool_results("s-2", 151))
+
+def test_one_request_holds_a_bounded_number_of_events_on_every_route(
+    embedded_store: Store, data_dir: Path, client: httpx.Client
+) -> None:
+    settings = Settings(data_dir=data_dir, max_events_per_run=100, max_events_per_request=50)
+    with serve_in_thread(create_app(settings, store=embedded_store)) as url:
+        capped = httpx.Client(base_url=url, headers=client.headers, timeout=120)
+        assert capped.post("/v1/runs", json={"run_id": "r", "identity": "agent"}).status_code == 201
+        _refused(capped.post("/v1/runs/r/events", json=_events(51)), "REPUTE_MAX_EVENTS_PER_REQUEST")
+        _refused(capped.post("/v1/sessions", json=_run("whole", 51)), "REPUTE_MAX_EVENTS_PER_REQUEST")
+        too_many = _post_logs(capped, _tool_results("s-2", 51))
     assert too_many.status_code == 413 and too_many.headers["content-type"] == "application/json"
     assert too_many.json()["code"] == 8 and "REPUTE_MAX_EVENTS_PER_REQUEST" in too_many.json()["message"]
-    assert limited.get("/v1/runs/s-2").status_code == 404
+    assert client.get("/v1/runs/r/events").json()["events"] == []
+    assert client.get("/v1/runs/whole").status_code == 404 and client.get("/v1/runs/s-2").status_code == 404

@@ -97,9 +97,12 @@ def check_batch_size(runs: Sequence[RunInput], max_runs: int, max_events: int) -
     """The runs of one request, and their events together, within their caps."""
     if len(runs) > max_runs:
         raise over_limit("a batch", max_runs, "runs", f"{len(runs)} sent", "max_runs_per_batch", "sessions")
-    events = sum(len(run.events) for run in runs)
-    if events > max_events:
-        raise over_limit("a request", max_events, "events", f"{events} sent", "max_events_per_request", "sessions")
+    check_request_size(sum(len(run.events) for run in runs), max_events, field="sessions")
+
+
+def check_request_size(items: int, max_items: int, unit: str = "events", field: str = "") -> None:
+    if items > max_items:
+        raise over_limit("a request", max_items, unit, f"{items} sent", "max_events_per_request", field)
 
 
 def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:

@@ -11,9 +11,10 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.routing import KeyFirstRoute, parse_body
+from service.errors import TooLarge
 from service.judge import DecodedBatch, OTLPDecodeError, decode_json_body, decode_protobuf_body, gunzip_body
 from service.judge.otlp import InflatedTooLarge
-from service.services.inputs import over_limit
+from service.services.inputs import check_request_size
 from service.services.sessions import Received, receive
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
@@ -86,11 +87,10 @@ async def post_logs(
         return otlp_refusal(413, f"{exc}; the limit is the setting REPUTE_MAX_BODY_BYTES", as_protobuf)
     except OTLPDecodeError as exc:
         return otlp_refusal(400, str(exc), as_protobuf)
-    records = len(batch.records) + batch.rejected
-    if records > settings.max_events_per_request:
-        too_many = over_limit("a request", settings.max_events_per_request, "log records", f"{records} sent",
-                              "max_events_per_request")  # fmt: skip
-        return otlp_refusal(413, str(too_many), as_protobuf)
+    try:
+        check_request_size(len(batch.records) + batch.rejected, settings.max_events_per_request, "log records")
+    except TooLarge as exc:
+        return otlp_refusal(413, str(exc), as_protobuf)
     received = await run_in_threadpool(
         receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes, settings.max_events_per_run
     )

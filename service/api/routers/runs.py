@@ -13,7 +13,7 @@ from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList
 from service.diagnosis import parse_run
 from service.errors import Conflict
 from service.services import runs
-from service.services.inputs import RunSpec
+from service.services.inputs import RunSpec, check_request_size
 from service.services.views import decode_cursor, encode_cursor, run_detail, run_summary
 
 router = APIRouter(prefix="/v1", tags=["runs"], route_class=KeyFirstRoute)
@@ -51,6 +51,7 @@ async def append_events(
     now: Now,
 ) -> Any:
     events = (await parse_body(request, parse_run)).events
+    check_request_size(len(events), settings.max_events_per_request, field="events")
     total = await run_in_threadpool(
         runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
     )
