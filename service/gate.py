@@ -5,9 +5,7 @@ from typing import Any
 
 from service.diagnosis import diagnose, parse_run
 from service.outcome import classify_execution
-
-UNSAFE = "unsafe_for_production"
-REVIEW = "review_recommended"
+from service.vocab import Readiness
 
 
 @dataclass(frozen=True)
@@ -20,7 +18,9 @@ def verdict_of_file(data: bytes, pass_threshold: float) -> dict[str, Any]:
     """The fields a gate reads, for a session file diagnosed offline."""
     run = parse_run(data)
     view = diagnose(run.events).to_dict()
-    outcome = classify_execution(run.execution, run.events, view["trust_score"], pass_threshold)
+    outcome = classify_execution(
+        run.execution, run.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+    )
     return {
         "run_id": run.run_id or "(file)",
         "trust_score": view["trust_score"],
@@ -40,11 +40,11 @@ def gate_run(run: dict[str, Any], min_trust: int, allow_review: bool) -> GateRes
     if trust is None:
         return GateResult(False, f"FAIL {name}: the run is not finalized")
     summary = f"trust {trust}, {readiness}"
-    if readiness == UNSAFE:
+    if readiness == Readiness.UNSAFE:
         return GateResult(False, f"FAIL {name}: {summary}")
     if trust < min_trust:
         return GateResult(False, f"FAIL {name}: {summary}; trust is under {min_trust}")
-    if readiness == REVIEW and not allow_review:
+    if readiness == Readiness.REVIEW and not allow_review:
         return GateResult(False, f"FAIL {name}: {summary} (pass --allow-review to accept)")
     return GateResult(True, f"PASS {name}: {summary}")
 

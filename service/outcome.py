@@ -10,44 +10,64 @@ Decisions where the spec is silent:
   usually its consequences (setup fails, so the agent and the evaluator fail too).
 - `error_event`s whose `stage` is not a known stage are ordinary errors (the diagnosis counts them), not
   execution errors.
+- Event types are read by the diagnosis's own reader (`diagnosis.events.event_type_of`): "ERROR_EVENT"
+  and "Error_Event" are error_events here exactly when the diagnosis counts them as errors.
+- Stages match case-insensitively and are recorded in lowercase ("SETUP" is `setup`). The caller's
+  `execution.stage`, when given, must be one of `vocab.STAGES` (whatever the status): OutcomeInputError.
+- Reason codes are identifiers: 1-64 ASCII characters of `[A-Za-z0-9_.:-]`, recorded in lowercase so
+  that "Provider_Error" and "provider_error" are one reason in every breakdown. Anything else (a space,
+  a line break, a non-ASCII letter) is an OutcomeInputError naming the field (`execution.reason`,
+  `events[i].reason`, `events[i].code`): no report or summary can be made to print a forged line. An
+  integer `code` (an exit status) reads as its decimal text; null or "" counts as absent (then `code`).
+- Every staged `error_event`'s reason is validated, not only the first one's, and whether or not the
+  caller declared the execution error: a run with an unreadable reason is rejected as a whole.
+- Messages (`execution.message`, an error_event's `error`/`message`) are free text kept as given;
+  whatever prints one escapes its control characters (`printable`).
+- When the score comes from the diagnosis (no caller `execution.score`), an `unsafe_for_production`
+  run is a quality failure whatever its trust (SPEC §6); a caller's score decides alone, as the caller
+  judged the run by its own measure.
 - Trial order inside a task: by `trial` number; runs without one come after the numbered ones, in input
   order (pass records oldest first). A task's "last trial" is the last in that order.
 - A run without `task_id` is a task of its own, keyed by its run_id.
 - An execution-error task has score 0.0, like its records; quality metrics filter on status.
 - An execution-error task without stage or reason shows "unknown" there, so the breakdowns add up.
+- Flakiness (SPEC §7.1): `flaky_tasks` lists task names (the task id, or the run id of a run without
+  one) in the summary's task order; `pass_all_trials` / `pass_any_trial` are exact fractions of the
+  repeated tasks, null when the suite has none.
 - Text form: "Mean score: n/a" when there is no quality test; "by stage"/"by reason" sections are omitted
   when there is no execution error; the mean is rounded half up; counts in the parenthesis are
-  pluralised ("1 quality test"); no trailing newline.
+  pluralised ("1 quality test"); no trailing newline. A stage or reason with a non-printable character
+  (a record stored before reasons were validated) is printed escaped, never as a line break.
 """
 
 import math
+import re
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
+from service.diagnosis.events import event_type_of
+from service.vocab import STAGES, ExecutionStatus, Readiness
 
-class ExecutionStatus(StrEnum):
-    OK = "ok"
-    QUALITY_FAILURE = "quality_failure"
-    EXECUTION_ERROR = "execution_error"
+__all__ = [
+    "DEFAULT_PASS_THRESHOLD", "REASON_RULE", "UNKNOWN", "ExecutionOutcome", "ExecutionStatus", "OutcomeInputError",
+    "RunOutcome", "SuiteSummary", "TaskOutcome", "aggregate_task", "aggregate_trials", "classify_execution",
+    "mean_of", "median_of", "printable", "quality_scores", "summarize_suite", "three_decimals", "validated_reason",
+]  # fmt: skip
 
-
-KNOWN_STAGES: tuple[str, ...] = ("setup", "repo_setup", "agent", "evaluator", "teardown")
-# Open-ended: any other reason code is accepted as given.
-KNOWN_REASON_CODES: tuple[str, ...] = (
-    "provider_error", "template_error", "script_error", "clone_error", "evaluator_error", "budget_exceeded",
-    "toolchain_missing",
-)  # fmt: skip
 DEFAULT_PASS_THRESHOLD = 0.8
 UNKNOWN = "unknown"
+ERROR_EVENT = "error_event"
+_REASON = re.compile(r"[A-Za-z0-9_.:-]{1,64}", re.ASCII)
+REASON_RULE = "1-64 characters of [a-z0-9_.:-]"
 
 
 class OutcomeInputError(ValueError):
-    """The caller's `execution` object is invalid; `field` names the offending path, e.g. 'execution.score'."""
+    """The caller's `execution` object (or a staged error_event) is invalid; `field` names the offending
+    path, e.g. 'execution.score' or 'events[3].reason'."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -71,19 +91,28 @@ def classify_execution(
     events: Iterable[Mapping[str, Any]],
     trust_score: int,
     pass_threshold: float = DEFAULT_PASS_THRESHOLD,
+    *,
+    readiness: str,
 ) -> ExecutionOutcome:
     """The caller's execution error, else the run's own staged error, else pass/fail on the score.
 
-    Raises OutcomeInputError when the caller's `execution` object is invalid."""
+    `trust_score` and `readiness` are the diagnosis's (`readiness_level`): with no caller score, an
+    unsafe run fails whatever its trust. Raises OutcomeInputError when the caller's `execution` object,
+    or the stage or reason of a staged error_event, is invalid."""
+    verdict = Readiness(readiness)
     caller = _validated_execution(execution)
+    staged = _first_staged_error(events)
     if caller.status == ExecutionStatus.EXECUTION_ERROR:
         return _execution_error(caller.stage, caller.reason, caller.message)
-    staged = _first_staged_error(events)
     if staged is not None:
         return staged
-    score = trust_score / 100 if caller.score is None else caller.score
-    status = ExecutionStatus.OK if score >= pass_threshold else ExecutionStatus.QUALITY_FAILURE
-    return ExecutionOutcome(status, score)
+    if caller.score is None:
+        score = trust_score / 100
+        passed = score >= pass_threshold and verdict != Readiness.UNSAFE
+    else:
+        score = caller.score
+        passed = score >= pass_threshold
+    return ExecutionOutcome(ExecutionStatus.OK if passed else ExecutionStatus.QUALITY_FAILURE, score)
 
 
 @dataclass(frozen=True)
@@ -100,19 +129,22 @@ def _validated_execution(execution: Mapping[str, Any] | None) -> _CallerExecutio
         return _CallerExecution()
     if not isinstance(execution, Mapping):
         raise OutcomeInputError("execution", "execution must be an object")
-    texts = {key: _validated_text(execution, key) for key in ("stage", "reason", "message")}
+    stage = _validated_text(execution, "stage")
+    reason = _validated_text(execution, "reason")
     score = execution.get("score")
     return _CallerExecution(
         status=_validated_status(execution.get("status")),
+        stage=None if not stage else _validated_stage(stage),
+        reason=None if not reason else validated_reason(reason, "execution.reason"),
+        message=_validated_text(execution, "message"),
         score=None if score is None else _validated_score(score),
-        **texts,
     )
 
 
 def _validated_status(status: Any) -> str | None:
     if status is not None and status not in tuple(ExecutionStatus):
         allowed = ", ".join(ExecutionStatus)
-        raise OutcomeInputError("execution.status", f"execution.status must be one of {allowed}; got {status!r}")
+        raise OutcomeInputError("execution.status", f"execution.status must be one of {allowed}; got {status!r:.80}")
     return status
 
 
@@ -123,32 +155,66 @@ def _validated_text(execution: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
+def _validated_stage(stage: str) -> str:
+    known = _known_stage(stage)
+    if known is None:
+        allowed = ", ".join(STAGES)
+        raise OutcomeInputError("execution.stage", f"execution.stage must be one of {allowed}; got {stage!r:.80}")
+    return known
+
+
+def _known_stage(stage: Any) -> str | None:
+    """The stage in its recorded (lowercase) form, or None when it is not one of `vocab.STAGES`."""
+    if not isinstance(stage, str):
+        return None
+    lowered = stage.lower()
+    return lowered if lowered in STAGES else None
+
+
+def validated_reason(value: Any, field: str) -> str:
+    """A reason code as recorded: validated (see the decisions above), in lowercase. `field` names the
+    place of `value` for the OutcomeInputError."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not _REASON.fullmatch(value):
+        shown = f"{value!r:.80}" if isinstance(value, str) else "a " + type(value).__name__
+        raise OutcomeInputError(field, f"{field} must be a reason code ({REASON_RULE}); got {shown}")
+    return value.lower()
+
+
 def _validated_score(score: Any) -> float:
     # bool is an int subclass; NaN fails the range check.
     if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
-        raise OutcomeInputError("execution.score", f"execution.score must be a number in [0, 1]; got {score!r}")
+        raise OutcomeInputError("execution.score", f"execution.score must be a number in [0, 1]; got {score!r:.80}")
     return float(score)
 
 
 def _first_staged_error(events: Iterable[Mapping[str, Any]]) -> ExecutionOutcome | None:
-    for event in events:
-        if isinstance(event, Mapping) and _is_staged_error(event):
-            reason = _first_text(event, ("reason", "code"))
-            return _execution_error(event["stage"], reason, _first_text(event, ("error", "message")))
+    """The first staged error_event as an execution error; every staged one's reason is validated."""
+    first = None
+    for position, event in enumerate(events):
+        if not isinstance(event, Mapping) or event_type_of(event, position) != ERROR_EVENT:
+            continue
+        stage = _known_stage(event.get("stage"))
+        if stage is None:
+            continue
+        reason = _event_reason(event, position)
+        if first is None:
+            first = _execution_error(stage, reason, _first_text(event, ("error", "message")))
+    return first
+
+
+def _event_reason(event: Mapping[str, Any], position: int) -> str | None:
+    """`reason`, else `code` (null or "" count as absent), validated as a reason code."""
+    for key in ("reason", "code"):
+        value = event.get(key)
+        if value is not None and value != "":
+            return validated_reason(value, f"events[{position}].{key}")
     return None
 
 
-def _is_staged_error(event: Mapping[str, Any]) -> bool:
-    return _event_type(event) == "error_event" and event.get("stage") in KNOWN_STAGES
-
-
-def _event_type(event: Mapping[str, Any]) -> Any:
-    kind = event.get("event")
-    return event.get("type") if kind is None else kind
-
-
 def _first_text(event: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
-    """The first non-empty string (or integer, e.g. a numeric `code`) among `keys`."""
+    """The first non-empty string (or integer) among `keys`."""
     for key in keys:
         value = event.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -160,6 +226,12 @@ def _first_text(event: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
 
 def _execution_error(stage: str | None, reason_code: str | None, message: str | None) -> ExecutionOutcome:
     return ExecutionOutcome(ExecutionStatus.EXECUTION_ERROR, 0.0, stage or None, reason_code or None, message or None)
+
+
+def printable(text: str) -> str:
+    """`text` with its non-printable characters (line breaks, escapes, controls) written as Python
+    escapes, so that it always prints as one harmless piece of a line."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 # --- quality metrics -----------------------------------------------------------------------------
@@ -229,6 +301,21 @@ class TaskOutcome:
     score: float  # mean over trials that are not execution errors; 0.0 for an execution-error task
     stage: str | None
     reason_code: str | None
+    trial_statuses: tuple[ExecutionStatus, ...] = ()  # in trial order
+
+    @property
+    def name(self) -> str:
+        """The task id, or the run id of a run without one."""
+        return self.task_id or self.run_ids[0]
+
+    @property
+    def repeated(self) -> bool:
+        """Two or more trials, not all execution errors: the tasks flakiness is measured on (SPEC §7.1)."""
+        return len(self.trial_statuses) >= 2 and self.status != ExecutionStatus.EXECUTION_ERROR
+
+    @property
+    def quality_trials(self) -> list[ExecutionStatus]:
+        return [status for status in self.trial_statuses if status != ExecutionStatus.EXECUTION_ERROR]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -269,6 +356,7 @@ def aggregate_task(trials: list[RunOutcome]) -> TaskOutcome:
         score=0.0 if mean is None else mean,
         stage=(last.stage or UNKNOWN) if is_error else None,
         reason_code=(last.reason_code or UNKNOWN) if is_error else None,
+        trial_statuses=tuple(run.status for run in ordered),
     )
 
 
@@ -311,6 +399,31 @@ class SuiteSummary:
     def by_reason(self) -> dict[str, int]:
         return _breakdown(task.reason_code for task in self.tasks if task.reason_code is not None)
 
+    @property
+    def flaky_tasks(self) -> list[str]:
+        """Repeated tasks with some trial ok and some a quality failure."""
+        return [
+            task.name
+            for task in self.tasks
+            if task.repeated and {ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE} <= set(task.quality_trials)
+        ]
+
+    def _share_of_repeated(self, passes: Callable[[list[ExecutionStatus]], bool]) -> float | None:
+        repeated = [task for task in self.tasks if task.repeated]
+        if not repeated:
+            return None
+        return sum(passes(task.quality_trials) for task in repeated) / len(repeated)
+
+    @property
+    def pass_all_trials(self) -> float | None:
+        """Share of repeated tasks whose every trial that is not an execution error is ok."""
+        return self._share_of_repeated(lambda trials: all(s == ExecutionStatus.OK for s in trials))
+
+    @property
+    def pass_any_trial(self) -> float | None:
+        """Share of repeated tasks with at least one ok trial."""
+        return self._share_of_repeated(lambda trials: ExecutionStatus.OK in trials)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "suite": self.suite,
@@ -322,6 +435,9 @@ class SuiteSummary:
             "quality_tests": self.quality_tests,
             "by_stage": self.by_stage,
             "by_reason": self.by_reason,
+            "flaky_tasks": self.flaky_tasks,
+            "pass_all_trials": self.pass_all_trials,
+            "pass_any_trial": self.pass_any_trial,
             "tasks": [task.to_dict() for task in self.tasks],
         }
 
@@ -331,7 +447,7 @@ class SuiteSummary:
             f"Passed: {self.passed}",
             f"Quality failures: {self.quality_failures}",
             f"Execution errors: {self.execution_errors}",
-            f"Mean score: {_three_decimals(self.mean_score)} ({_plural(self.quality_tests, 'quality test')}, "
+            f"Mean score: {three_decimals(self.mean_score)} ({_plural(self.quality_tests, 'quality test')}, "
             f"{_plural(self.execution_errors, 'execution error')} excluded)",
         ]
         lines += _breakdown_lines("Execution errors by stage:", self.by_stage)
@@ -356,10 +472,10 @@ def _breakdown(names: Iterable[str]) -> dict[str, int]:
 
 
 def _breakdown_lines(title: str, counts: dict[str, int]) -> list[str]:
-    return [title, *(f"  {name}: {count}" for name, count in counts.items())] if counts else []
+    return [title, *(f"  {printable(name)}: {count}" for name, count in counts.items())] if counts else []
 
 
-def _three_decimals(value: float | None) -> str:
+def three_decimals(value: float | None) -> str:
     if value is None:
         return "n/a"
     # Half up on the shortest decimal form, as a person rounds: 0.0625 -> 0.063 (format() gives 0.062).

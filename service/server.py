@@ -8,9 +8,11 @@ from types import FrameType
 
 import uvicorn
 
+from service import __version__
+from service.api.access_log import configure_access_log
 from service.api.app import create_app
 from service.client.server_file import remove_own_server_file, write_server_file
-from service.errors import StoreLocked, StoreUnavailable
+from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 
@@ -21,6 +23,10 @@ def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # the status a shell reports for a process ended by that signal
 
 
+def banner(url: str) -> str:
+    return f"Repute {__version__} on {url}\n  UI        {url}/ui/\n  API docs  {url}/docs\n  API       {url}/v1"
+
+
 def serve(settings: Settings, host: str | None, port: int | None) -> None:
     host = host or settings.host
     port = port or settings.port
@@ -28,7 +34,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     holder = app.state.store_holder
     try:
         holder.get()
-    except StoreLocked as exc:
+    except (StoreLocked, MigrationError) as exc:
         raise SystemExit(f"error: {exc}") from None
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
@@ -36,9 +42,12 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     if created is not None:  # shown once, when created: logs of later starts never hold it
         path = settings.data_dir / ADMIN_KEY_FILE
         print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created.key}", flush=True)
+    url = f"http://{host}:{port}"
+    configure_access_log()
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
     listening = server.config.bind_socket()
-    record = write_server_file(settings.data_dir, f"http://{host}:{port}") if settings.embedded else None
+    print(banner(url), flush=True)
+    record = write_server_file(settings.data_dir, url) if settings.embedded else None
     # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
     # the process before the record is removed.
     signal.signal(signal.SIGTERM, _leave_through_finally)

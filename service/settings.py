@@ -29,10 +29,17 @@ class Settings(BaseSettings):
     )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60
+    reputation_half_life_days: float | None = Field(
+        default=None, gt=0, description="decay half-life of reputation events in days (SPEC §7.1); unset = no decay"
+    )
+    signals_per_source_per_day: int = Field(
+        default=100, ge=0, description="posted events counted per (source, identity, day); the rest are flagged"
+    )
 
     quality_pass_threshold: float = 0.8
     session_idle_minutes: float = 30.0
     session_sweep_seconds: float = 60.0
+    trace_settle_seconds: float = 10.0
     otlp_identity_attributes: list[str] = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
 
     alert_webhook_url: str | None = None

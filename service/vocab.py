@@ -33,10 +33,11 @@ class RunStatus(StrEnum):
 
 
 class RunKind(StrEnum):
-    """Where a run came from: sent as run events, or built from OTLP log records."""
+    """Where a run came from: sent as run events, built from OTLP log records, or from OTLP spans."""
 
     RUN = "run"
     SESSION = "session"
+    TRACE = "trace"
 
 
 class Scope(StrEnum):

@@ -21,6 +21,7 @@ IMPACT = {
     "cost_explosion": -15, "skill_failure": -14,
 }  # fmt: skip
 ERROR = ("agent", "provider_error")
+EVENT_COUNT = 20
 
 
 @dataclass
@@ -44,7 +45,8 @@ class FleetWriter:
         """One finalized run; `error` = (stage, reason) makes it an execution error."""
         self.count += 1
         run_id = f"run-{self.count:05d}-{identity}"
-        status = "execution_error" if error else ("ok" if trust >= 80 else "quality_failure")
+        passed = trust >= 80 and readiness != "unsafe_for_production"  # SPEC §6: an unsafe run fails
+        status = "execution_error" if error else ("ok" if passed else "quality_failure")
         stage, reason = error or ("", "")
         self.runs.append(_run_row(self.tenant, run_id, identity, at, trust, readiness, failures, status, stage, reason))
         causes = [] if error else [(name, "high", IMPACT[name]) for name in failures]
@@ -53,9 +55,11 @@ class FleetWriter:
                 self.tenant, run_id, position, identity, at, name, severity, impact, position == 0,
                 f"{name} observed", "a -> b", [f"event_{position}"], "fix it",
             ])  # fmt: skip
-        self.events.extend(
-            events_for_run(FinalizedRun(self.tenant, run_id, identity, "run", at, status, trust, causes, stage, reason))
-        )
+        finalized = FinalizedRun(
+            self.tenant, run_id, identity, "run", at, status, trust, causes, stage, reason,
+            readiness=readiness, event_count=EVENT_COUNT,
+        )  # fmt: skip
+        self.events.extend(events_for_run(finalized))
 
     def flush(self) -> None:
         run_store.insert_failures(self.store, self.failures)
@@ -81,7 +85,7 @@ def _run_row(
         started_at=at - timedelta(minutes=3), ended_at=at, run_at=at, finalized_at=at, status="finalized",
         execution_status=status, failure_stage=stage, failure_reason_code=reason, score=trust / 100,
         trust_score=trust, readiness=readiness, primary_failure=failures[0] if failures else "",
-        dimension_scores=dict.fromkeys(DIMENSIONS, 100), event_count=20, tool_calls=6, total_tokens=4000,
+        dimension_scores=dict.fromkeys(DIMENSIONS, 100), event_count=EVENT_COUNT, tool_calls=6, total_tokens=4000,
         diagnosis="{}",
     )  # fmt: skip
 

@@ -10,7 +10,7 @@ import pytest
 from service.alerts import RULES, evaluate
 from service.settings import Settings
 from service.store.client import Store
-from service.store.queries import SQL_DIR
+from service.store.queries import QUERIES
 from tests.fleet import NOW, FleetWriter, steady_day, steady_fleet, unsafe_day
 
 SETTINGS = Settings(data_dir=Path("unused"))
@@ -74,7 +74,7 @@ SCENARIOS: dict[str, tuple[Scenario, set[tuple[str, str]]]] = {
 
 
 def test_every_rule_file_is_registered_and_has_a_scenario() -> None:
-    files = {p.stem for p in (SQL_DIR / "alerts").glob("*.sql")}
+    files = {entry.name.removesuffix(".sql") for entry in (QUERIES / "alerts").iterdir()}
     assert {rule.name for rule in RULES} == files == set(SCENARIOS)
 
 

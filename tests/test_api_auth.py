@@ -30,7 +30,7 @@ def _routes(base_url: str) -> list[tuple[str, str, str]]:
 
 
 def _required_scope(method: str, path: str) -> str:
-    if path.startswith("/v1/keys") or path == "/metrics":
+    if path.startswith(("/v1/keys", "/v1/sources")) or path == "/metrics":
         return "admin"
     return SCOPE_OF.get(method, "read")
 
@@ -117,7 +117,7 @@ def test_keys_and_scopes_are_checked_before_the_body_is_read(base_url: str, make
 MIB = 1024 * 1024
 # Routes that take a body, each sent 16 MiB of `[[],[],...]` (about 8 million empty arrays once parsed).
 BODY_ROUTES = ("/v1/keys", "/v1/reputation-events", "/v1/runs", "/v1/runs/r/finalize", "/v1/runs/r/events",
-               "/v1/sessions", "/v1/sessions/batch", "/v1/logs")  # fmt: skip
+               "/v1/sessions", "/v1/sessions/batch", "/v1/logs", "/v1/traces")  # fmt: skip
 
 
 def _rss_bytes(pid: int) -> int:

@@ -28,7 +28,7 @@ def test_no_input_gives_a_server_error(base_url: str, make_client, tenant: str) 
             where = f"{case.method} {case.formatted_path}"
             assert response.status_code < 500, f"{where}: {response.status_code} {response.text[:300]}"
             content_type = "".join(response.headers.get("content-type", []))  # a list of values
-            if case.path == "/v1/logs" and response.status_code == 400:
+            if case.path in ("/v1/logs", "/v1/traces") and response.status_code == 400:
                 # OTLP/HTTP answers an undecodable request with a google.rpc.Status, not problem+json.
                 assert response.json()["code"] == 3, f"{where}: {response.text[:200]}"
             elif response.status_code >= 400 and response.status_code != 405:

@@ -4,8 +4,13 @@ import uuid
 
 import httpx
 import orjson
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from tests.traces_support import proto_span, request_of
 
 T0 = 1_763_700_000_000_000_000  # 2025-11-21T04:40:00Z in unix nanoseconds
+PROTOBUF = {"content-type": "application/x-protobuf"}
+TOOL_SPAN = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
 
 
 def _session(run_id: str | None, identity: str) -> dict:
@@ -55,6 +60,12 @@ def test_run_ids_hold_no_slash_so_every_stored_run_reads_back(client: httpx.Clie
     ]
     assert _fields(client.post("/v1/runs", json={"run_id": "a/graph", "identity": "agent"})) == ["run_id"]
     assert _rejected_records(client, "s/graph") == 1
+    conversation = request_of(proto_span(1, attributes={"gen_ai.conversation.id": "c/graph", **TOOL_SPAN}))
+    traced = client.post("/v1/traces", content=conversation.SerializeToString(), headers=PROTOBUF)
+    assert (
+        traced.status_code == 200
+        and ExportTraceServiceResponse.FromString(traced.content).partial_success.rejected_spans == 1
+    )
     assert client.get("/v1/runs/a/graph").status_code == 404
 
     # Identities keep `/`: their routes end in a fixed suffix, so they read back.

@@ -13,14 +13,17 @@ import orjson
 import pytest
 
 from service.diagnosis import diagnose
+from service.reputation.emit import run_trust_delta
 from service.testing.factory import make_session
 from service.testing.live import free_port, start_server_process
 
 AS_OF = "2026-11-01"
 
 
-def _expected_overall(trusts: list[int]) -> float:
-    mean = sum((t - 50) / 50 for t in trusts) / len(trusts)
+def _expected_overall(verdicts: list[tuple[str, int]]) -> float:
+    # SPEC §7 (changed 2026-11-23): run_trust's delta follows the readiness, centred on trust 80; it
+    # was (trust - 50) / 50. Every generated run has events, so each one emits a run_trust.
+    mean = sum(run_trust_delta(readiness, trust) for readiness, trust in verdicts) / len(verdicts)
     return 50 * (1 + mean)
 
 
@@ -82,12 +85,12 @@ def test_eight_concurrent_clients_store_every_run_once(make_client, tenant: str)
             break
     assert len(seen) == 500 and all(r["status"] == "finalized" for r in seen.values())
 
-    trusts: dict[str, list[int]] = defaultdict(list)
+    verdicts: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for session in sessions:
-        expected = diagnose(session["events"]).to_dict()["trust_score"]
-        assert seen[session["run_id"]]["trust_score"] == expected
-        trusts[session["identity"]].append(expected)
-    for identity, values in trusts.items():
+        diagnosis = diagnose(session["events"])
+        assert seen[session["run_id"]]["trust_score"] == diagnosis.trust_score
+        verdicts[session["identity"]].append((diagnosis.readiness_level, diagnosis.trust_score))
+    for identity, values in verdicts.items():
         reputation = reader.get(f"/v1/identities/{identity}/reputation", params={"as_of": AS_OF}).json()
         assert reputation["events"] == len(values)
         assert abs(reputation["overall"] - _expected_overall(values)) <= 1e-9
@@ -125,7 +128,8 @@ def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
     server = start_server_process(data_dir, port)
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
-            expected = {s["run_id"]: diagnose(s["events"]).to_dict()["trust_score"] for s in sessions}
+            diagnoses = {s["run_id"]: diagnose(s["events"]) for s in sessions}
+            expected = {run_id: diagnosis.trust_score for run_id, diagnosis in diagnoses.items()}
             for run_id in acknowledged:
                 run = client.get(f"/v1/runs/{run_id}")
                 assert run.status_code == 200, run_id
@@ -139,13 +143,14 @@ def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
                 )
             listed = client.get("/v1/runs", params={"limit": 1000}).json()["runs"]
             assert sorted(r["run_id"] for r in listed) == sorted(expected)
-            per_identity: dict[str, list[int]] = defaultdict(list)
+            per_identity: dict[str, list[tuple[str, int]]] = defaultdict(list)
             for session in sessions:
-                per_identity[session["identity"]].append(expected[session["run_id"]])
-            for identity, trusts in per_identity.items():
+                diagnosis = diagnoses[session["run_id"]]
+                per_identity[session["identity"]].append((diagnosis.readiness_level, diagnosis.trust_score))
+            for identity, verdicts in per_identity.items():
                 reputation = client.get(f"/v1/identities/{identity}/reputation", params={"as_of": AS_OF}).json()
-                assert reputation["events"] == len(trusts), identity
-                assert abs(reputation["overall"] - _expected_overall(trusts)) <= 1e-9
+                assert reputation["events"] == len(verdicts), identity
+                assert abs(reputation["overall"] - _expected_overall(verdicts)) <= 1e-9
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

@@ -32,7 +32,7 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     cli_as(tenant)
     sessions = _fixture_dir(tmp_path)
     ingested = _invoke("ingest", str(sessions), str(FIXTURES / "otlp_claude_code.jsonl"))
-    assert ingested.exit_code == 0, ingested.output
+    assert ingested.exit_code == 2, ingested.output  # one file failed: the others are stored
     assert "6 files: 6 runs stored, 0 already present, 1 files failed" in ingested.stdout
     assert "broken.json (events[0])" in ingested.stderr
     again = _invoke("ingest", str(sessions))
@@ -75,8 +75,8 @@ def test_gate_offline_and_usage_errors() -> None:
     assert _invoke("gate", "/no/such/file.json").exit_code == 2
 
 
-def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
+def _run(data_dir: Path, *args: str, settings: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(settings or {}), "REPUTE_DATA_DIR": str(data_dir)}
     env.pop("REPUTE_API_KEY", None)
     return subprocess.run([sys.executable, "-m", "service", *args], env=env, capture_output=True, text=True)
 
@@ -87,12 +87,12 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert first.returncode == 0 and "applied: 0001_runs" in first.stdout
     assert second.returncode == 0 and "schema is up to date" in second.stdout
     ingested = _run(data_dir, "ingest", str(_fixture_dir(tmp_path)))
-    assert ingested.returncode == 0 and "4 runs stored" in ingested.stdout, ingested.stderr
+    assert ingested.returncode == 2 and "4 runs stored" in ingested.stdout, ingested.stderr
     runs = orjson.loads(_run(data_dir, "runs", "--json").stdout)
     assert len(runs) == 4
-    created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme").stdout)
+    created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme", "--json").stdout)
     assert created["key"].startswith("rpt_") and created["scopes"] == ["read"]
-    listed = orjson.loads(_run(data_dir, "keys", "list").stdout)
+    listed = orjson.loads(_run(data_dir, "keys", "list", "--json").stdout)
     assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 0
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
@@ -150,3 +150,27 @@ def test_the_admin_key_is_printed_once_when_created(tmp_path: Path) -> None:
     key = (data_dir / "admin.key").read_text().strip()
     assert key in first
     assert key not in _output_of_a_start(data_dir)
+
+
+# What an edit of 0001_runs.sql after it was applied looks like to the store: another recorded checksum.
+RECORD_ANOTHER_CHECKSUM = """
+import sys
+from service.settings import Settings
+from service.store.client import Store
+store = Store(Settings(data_dir=sys.argv[1]))
+store.client.insert("schema_migrations", [[1, "0001_runs", "0" * 64]], column_names=["version", "name", "checksum"])
+store.close()
+"""
+
+
+def test_migrate_stops_on_an_applied_migration_changed_since(tmp_path: Path) -> None:
+    data_dir = tmp_path / "changed"
+    assert _run(data_dir, "migrate").returncode == 0
+    # Settings are rendered into the DDL, but the checksum is the file's: changing one is no edit.
+    retuned = _run(data_dir, "migrate", settings={"REPUTE_RUN_EVENTS_TTL_DAYS": "7"})
+    assert retuned.returncode == 0 and "schema is up to date" in retuned.stdout
+    subprocess.run([sys.executable, "-c", RECORD_ANOTHER_CHECKSUM, str(data_dir)], check=True)
+    changed = _run(data_dir, "migrate")
+    assert changed.returncode != 0
+    [line] = changed.stderr.splitlines()
+    assert line.startswith("error: migration 0001_runs.sql was changed after it was applied")

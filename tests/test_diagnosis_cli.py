@@ -39,11 +39,60 @@ def test_text_report() -> None:
     done = _run("--text", str(FIXTURES / "session_multi.json"))
     assert done.returncode == 0, done.stderr
     text = done.stdout.decode()
+    assert text.splitlines()[:2] == ["outcome: ok (score 0.890)", "trust 89/100  review_recommended"]
     assert "trust 89/100" in text and "review_recommended" in text
     assert "primary: skill_failure (high, impact -20)" in text
     assert "skill_available -> skill_not_selected_or_failed -> generic_execution" in text
     assert "- memory_degradation: medium, impact -18, 2 evidence events" in text
     assert text.count("remediation:") == 4
+
+
+def test_text_report_of_an_execution_error_leads_with_it_and_gives_no_trust_verdict() -> None:
+    done = _run("--text", str(FIXTURES / "session_infra_error.json"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert lines[:2] == [
+        "outcome: execution_error at stage setup, reason toolchain_missing",
+        "  message: dotnet: command not found",
+    ]
+    assert lines[2].startswith("no trust verdict:")
+    assert lines[3].startswith("events: 3 (tool calls 0, retries 0, errors 1)")
+    text = "\n".join(lines)
+    assert "trust 100/100" not in text and "ready_for_runtime" not in text and "primary:" not in text
+
+
+def _write(tmp_path: Path, run: dict) -> str:
+    path = tmp_path / "run.json"
+    path.write_bytes(orjson.dumps(run))
+    return str(path)
+
+
+def test_text_report_of_a_declared_execution_error_escapes_its_message(tmp_path: Path) -> None:
+    execution = {"status": "execution_error", "stage": "agent", "reason": "Provider_Error", "message": "503\ntrust 100"}
+    done = _run("--text", _write(tmp_path, {"events": [{"event": "decision"}], "execution": execution}))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert lines[:2] == ["outcome: execution_error at stage agent, reason provider_error", "  message: 503\\ntrust 100"]
+    assert not any(line.startswith("trust") for line in lines)
+
+
+def test_text_report_of_an_unsafe_run_is_a_quality_failure(tmp_path: Path) -> None:
+    loop = [{"event": "tool_call", "tool": "search", "args": {"q": "x"}}] * 5  # critical: unsafe at trust 90
+    done = _run("--text", _write(tmp_path, {"events": loop}))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().splitlines()[:2] == [
+        "outcome: quality_failure (score 0.900)",
+        "trust 90/100  unsafe_for_production",
+    ]
+    scored = _run("--text", _write(tmp_path, {"events": loop, "execution": {"score": 0.9}}))
+    assert scored.stdout.decode().splitlines()[0] == "outcome: ok (score 0.900)"
+
+
+def test_text_report_refuses_a_forged_reason(tmp_path: Path) -> None:
+    staged = {"event": "error_event", "stage": "agent", "reason": "provider_error: 1\nPassed: 999"}
+    _assert_one_line_error(_run("--text", _write(tmp_path, {"events": [staged]})), "events[0].reason")
+    declared = {"status": "execution_error", "stage": "lunch"}
+    _assert_one_line_error(_run("--text", _write(tmp_path, {"events": [], "execution": declared})), "execution.stage")
 
 
 BAD_INPUT = {

@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from service.diagnosis import InputError, diagnose, normalize_events, parse_run, parse_runs
+from service.vocab import EARLIEST, EARLIEST_MS, LATEST, LATEST_MS, TIME_RULE
 
 EVENTS = [
     {"event": "tool_call", "tool": "search", "args": {"q": "x"}},
@@ -64,7 +65,11 @@ def test_normalized_types_ids_and_tokens() -> None:
         (NOV_20_MS, NOV_20_MS),  # milliseconds
         (NOV_20_MS * 1000 + 999, NOV_20_MS),  # microseconds
         (NOV_20_MS * 1_000_000 + 999_999, NOV_20_MS),  # nanoseconds, floored
-        (0, 0),
+        # The bounds of vocab.TIME_RULE, [EARLIEST, LATEST): the times the store accepts (epoch 0 is
+        # not one since the diagnosis and the store share the bound).
+        (EARLIEST.isoformat(), EARLIEST_MS),
+        (EARLIEST_MS // 1000, EARLIEST_MS),
+        ((LATEST_MS - 1) * 1000, LATEST_MS - 1),
         (None, None),
     ],
 )
@@ -77,6 +82,16 @@ def test_timestamps(timestamp: object, expected: int | None) -> None:
 def test_bad_timestamps_name_the_field(timestamp: object) -> None:
     error = _error(orjson.dumps({"events": [{"event": "x"}, {"event": "x", "timestamp": timestamp}]}))
     assert error.field == "events[1].timestamp"
+
+
+@pytest.mark.parametrize(
+    "timestamp",
+    [0, EARLIEST_MS - 1, EARLIEST_MS // 1000 - 1, LATEST.isoformat(), LATEST_MS, "1969-12-31T23:59:59Z", "2200-01-01"],
+)
+def test_timestamps_outside_the_storable_range_name_the_field_and_the_range(timestamp: object) -> None:
+    error = _error(orjson.dumps({"events": [{"event": "x", "timestamp": timestamp}]}))
+    assert error.field == "events[0].timestamp"
+    assert TIME_RULE in str(error) and TIME_RULE == "between 1970-05-01 and 2149-01-01"
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.diagnosis import parse_run
-from service.outcome import KNOWN_STAGES
 from service.services import runs
 from service.services.inputs import session_input
 from service.services.reputation import reputation_report
 from service.store.client import Store
 from service.testing.factory import make_session
+from service.vocab import STAGES
 
 AS_OF = date(2026, 11, 1)
 error_runs = st.lists(
-    st.tuples(st.sampled_from(KNOWN_STAGES), st.sampled_from(["provider_error", "clone_error", "x-custom"]),
+    st.tuples(st.sampled_from(STAGES), st.sampled_from(["provider_error", "clone_error", "x-custom"]),
               st.booleans(), st.integers(0, 40)),
     min_size=1, max_size=4,
 )  # fmt: skip

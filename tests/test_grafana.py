@@ -184,7 +184,10 @@ def test_the_service_reaches_clickhouse_over_http(compose: dict[str, Any]) -> No
     assert services["repute"]["depends_on"]["clickhouse"]["condition"] == "service_healthy"
     assert services["repute"]["build"] == "." and "8000:8000" in services["repute"]["ports"]
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert dockerfile.startswith("# ") and "FROM python:3.11-slim" in dockerfile and "pip install ." in dockerfile
+    assert dockerfile.startswith("# ") and "FROM python:3.11-slim" in dockerfile
+    # The image runs the installed wheel (which carries migrations/ and sql/), never the sources.
+    assert "pip wheel --no-deps --wheel-dir /wheels ." in dockerfile and "pip install /wheels/*.whl" in dockerfile
+    assert "PYTHONPATH" not in dockerfile
     assert '"repute", "serve", "--host", "0.0.0.0"' in dockerfile
 
 

@@ -5,7 +5,8 @@ from collections import Counter
 import orjson
 import pytest
 
-from service.judge import decode_json_body, group_by_session, parse_tool_parameters, to_run_events
+from service.diagnosis import diagnose
+from service.judge import decode_json_body, group_by_session, parse_tool_parameters, to_run_events, tool_call_args
 from tests.judge_support import NANOS_PER_SECOND, fixture_lines, record
 
 
@@ -24,12 +25,14 @@ def test_fixture_session_maps_to_the_documented_events() -> None:
     }
     prompt, call, output = events[:3]
     assert prompt["event"] == "user_prompt" and prompt["prompt_length"] == 97
+    # SPEC §3.2 changed on 2026-11-23: the fixture's tool_results carry no tool_parameters, so each
+    # call's args is {"call": <the record's position in the session>} (was {}: every Read matched).
     assert call == {
         "event": "tool_call",
         "event_id": call["event_id"],
         "timestamp": 1763629231 * NANOS_PER_SECOND,
         "tool": "Read",
-        "args": {},
+        "args": {"call": 1},
     }
     assert output == {
         "event": "tool_output",
@@ -46,7 +49,46 @@ def test_fixture_session_maps_to_the_documented_events() -> None:
     }
     assert [event["status"] for event in events if event["event"] == "tool_output"].count("error") == 1
     assert len({event["event_id"] for event in events}) == len(events)
+    calls = [event["args"] for event in events if event["event"] == "tool_call"]
+    assert len({orjson.dumps(args) for args in calls}) == len(calls) == 10
     orjson.dumps(events)
+
+
+# SPEC §3.2 changed on 2026-11-23: tool arguments nobody knows never match, so the fixture's sessions
+# (tool_results without tool_parameters) are no longer diagnosed as loops (sess-a1 had two loop groups,
+# Grep x3 and Edit x3, and 6 duplicate calls; now only its tokens make a cost_explosion).
+@pytest.mark.parametrize("session", ["sess-a1", "sess-b2"])
+def test_fixture_sessions_are_not_loops(session: str) -> None:
+    diagnosis = diagnose(to_run_events(fixture_session(session)))
+    assert "infinite_tool_loop" not in {cause.type for cause in diagnosis.causes}
+    assert diagnosis.cost_analysis["duplicate_calls"] == 0
+    assert diagnosis.scores["loop_control"] == 100
+
+
+def test_sess_a1_diagnosis() -> None:
+    diagnosis = diagnose(to_run_events(fixture_session("sess-a1")))
+    assert [(cause.type, cause.severity, cause.impact_score) for cause in diagnosis.causes] == [
+        ("cost_explosion", "high", -13)  # 23,696 tokens >= 12,000: -min(30, 10 + 0 + 23696 // 6000)
+    ]
+    assert (diagnosis.trust_score, diagnosis.readiness_level) == (98, "review_recommended")
+
+
+def test_three_reads_without_parameters_are_not_a_loop_but_with_the_same_ones_they_are() -> None:
+    unknown = [record("tool_result", n, tool_name="Read", success=True) for n in (1, 2, 3)]
+    known = [record("tool_result", n, tool_name="Read", success=True, tool_parameters='{"f": "a"}') for n in (1, 2, 3)]
+    assert [event["args"] for event in to_run_events(unknown) if event["event"] == "tool_call"] == [
+        {"call": 0},
+        {"call": 1},
+        {"call": 2},
+    ]
+    assert not diagnose(to_run_events(unknown)).causes
+    assert [cause.type for cause in diagnose(to_run_events(known)).causes] == ["infinite_tool_loop"]
+
+
+def test_the_call_position_counts_every_record_of_the_session() -> None:
+    records = [record("user_prompt", 1), record("tool_result", 3, tool_name="Read"), record("api_request", 2)]
+    (call,) = [event for event in to_run_events(records) if event["event"] == "tool_call"]
+    assert call["args"] == {"call": 2}  # third record in time order
 
 
 def test_tool_result_gives_a_call_then_its_output() -> None:
@@ -60,20 +102,26 @@ def test_tool_result_gives_a_call_then_its_output() -> None:
     assert events[0]["event_id"][:-2] == events[1]["event_id"][:-2]
 
 
+# SPEC §3.2 changed on 2026-11-23: parameters that are absent or not a JSON object give
+# {"call": <position>} (they were {} or {"raw": value}, which matched each other).
 @pytest.mark.parametrize(
     ("parameters", "args"),
     [
-        (None, {}),
-        ("  ", {}),
+        (None, {"call": 4}),
+        ("  ", {"call": 4}),
         ('{"file_path": "/a", "limit": 3}', {"file_path": "/a", "limit": 3}),
-        ("[1, 2]", {"raw": "[1, 2]"}),
-        ("not json", {"raw": "not json"}),
-        (7, {"raw": 7}),
+        ("{}", {}),  # a JSON object, empty: known to be empty
+        ("[1, 2]", {"call": 4}),
+        ("not json", {"call": 4}),
+        ("null", {"call": 4}),
+        (7, {"call": 4}),
+        (True, {"call": 4}),
         ({"already": "parsed"}, {"already": "parsed"}),
     ],
 )
 def test_tool_parameters_become_args(parameters: object, args: dict) -> None:
-    assert parse_tool_parameters(parameters) == args
+    assert tool_call_args(parameters, 4) == args
+    assert parse_tool_parameters(parameters) == (None if "call" in args else args)
 
 
 def test_api_error_gives_an_error_and_a_retry_after_the_first_attempt() -> None:

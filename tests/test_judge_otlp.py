@@ -212,7 +212,7 @@ def test_gunzip_body() -> None:
         gunzip_body(gzip.compress(body)[:-12], max_bytes=1024)
     with pytest.raises(OTLPDecodeError, match="not valid gzip"):
         gunzip_body(body, max_bytes=1024)
-    with pytest.raises(OTLPDecodeError, match="trailing"):
+    with pytest.raises(OTLPDecodeError, match="not valid gzip"):  # bytes after a member that start no other
         gunzip_body(gzip.compress(body) + b"junk", max_bytes=1024)
 
 

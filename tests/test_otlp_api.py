@@ -28,6 +28,7 @@ from service.store.client import Store
 from service.testing.live import free_port, serve_in_thread, start_server_process, wait_until
 from service.vocab import RunKind
 from tests.conftest import FIXTURES
+from tests.traces_support import proto_span, request_of
 
 T0 = 1_763_700_000_000_000_000  # 2025-11-21T04:40:00Z in unix nanoseconds
 SECOND = 1_000_000_000
@@ -86,7 +87,8 @@ def test_sdk_exporter_session_is_scored_diagnosed_and_moves_reputation(client: h
     assert [e["type"] for e in events[:3]] == ["user_prompt", "tool_call", "tool_output"]
 
     after = client.get("/v1/identities/Codesmith/reputation", params={"as_of": "2025-11-21"}).json()
-    # run_trust delta 1.0 and session_performance delta (8.7 - 5) / 5 = 0.74, both weight 1.
+    # run_trust delta (100 - 80) / 20 = 1.0 (ready, SPEC §7) and session_performance delta (8.7 - 5) / 5 = 0.74,
+    # both weight 1.
     assert after["overall"] == pytest.approx(50 * (1 + (1.0 + 0.74) / 2), abs=1e-9)
     assert after["events"] == 2
 
@@ -267,12 +269,20 @@ def test_an_undiagnosable_session_never_stops_the_sweeper(make_client, embedded_
     assert "events[0].timestamp" in closed["failure_message"]
 
 
-def test_a_session_takes_no_run_events(client: httpx.Client) -> None:
-    """A session's events are mapped from its records at finalize: appended ones would be dropped."""
+def test_otlp_runs_take_no_run_events(client: httpx.Client) -> None:
+    """A session's or trace-born run's events are mapped from its telemetry at finalize: appended ones
+    would be dropped."""
     assert _post_records(client, "p-3", [T0, T0 + SECOND]) == {}
     appended = client.post("/v1/runs/p-3/events", json=[{"event": "decision"}])
-    assert appended.status_code == 409 and "send its records to /v1/logs" in appended.json()["detail"]
+    assert appended.status_code == 409 and "send its telemetry to /v1/logs" in appended.json()["detail"]
     assert client.post("/v1/runs/p-3/finalize").json()["event_count"] == 2
+
+    tool_span = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
+    traced = request_of(proto_span(1, trace_id=bytes.fromhex("5a" * 16), attributes=tool_span))
+    protobuf = {"content-type": "application/x-protobuf"}
+    assert client.post("/v1/traces", content=traced.SerializeToString(), headers=protobuf).status_code == 200
+    appended = client.post(f"/v1/runs/{'5a' * 16}/events", json=[{"event": "decision"}])
+    assert appended.status_code == 409 and "send its telemetry to /v1/traces" in appended.json()["detail"]
 
 
 def _status(response: httpx.Response) -> tuple[int, str]:
@@ -284,20 +294,21 @@ def _status(response: httpx.Response) -> tuple[int, str]:
     return response.json()["code"], response.json()["message"]
 
 
+@pytest.mark.parametrize("path", ["/v1/logs", "/v1/traces"])
 @pytest.mark.parametrize("content_type", [JSON, "application/x-protobuf"])
-def test_otlp_refusals_are_a_google_rpc_status(client: httpx.Client, content_type: str) -> None:
+def test_otlp_refusals_are_a_google_rpc_status(client: httpx.Client, path: str, content_type: str) -> None:
     headers = {"content-type": content_type}
     inflating = gzip.compress(b" " * (16 * 2**20 + 1))
-    bomb = client.post("/v1/logs", content=inflating, headers={**headers, "content-encoding": "gzip"})
+    bomb = client.post(path, content=inflating, headers={**headers, "content-encoding": "gzip"})
     assert bomb.status_code == 413
     code, message = _status(bomb)
     assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
-    oversized = client.post("/v1/logs", content=b" " * (16 * 2**20 + 1), headers=headers)
+    oversized = client.post(path, content=b" " * (16 * 2**20 + 1), headers=headers)
     assert oversized.status_code == 413
     code, message = _status(oversized)
     assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
 
-    unsupported = client.post("/v1/logs", content=b"x", headers={"content-type": "text/plain"})
+    unsupported = client.post(path, content=b"x", headers={"content-type": "text/plain"})
     assert unsupported.status_code == 415 and _status(unsupported)[0] == 3
 
 

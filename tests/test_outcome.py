@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.outcome import (
-    KNOWN_STAGES,
     ExecutionStatus,
     OutcomeInputError,
     RunOutcome,
@@ -23,8 +22,10 @@ from service.outcome import (
     quality_scores,
     summarize_suite,
 )
+from service.vocab import STAGES, Readiness
 
 OK, QUALITY, ERROR = ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE, ExecutionStatus.EXECUTION_ERROR
+READY, REVIEW, UNSAFE = Readiness.READY, Readiness.REVIEW, Readiness.UNSAFE
 SUITE = "customs-evals"
 # Not imported from conftest: these tests need nothing but service.outcome.
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
@@ -100,6 +101,10 @@ def test_spec_example_json() -> None:
         "quality_tests": 8,
         "by_stage": {"agent": 1, "setup": 1},
         "by_reason": {"provider_error": 1, "template_error": 1},
+        # repeated tasks t-01 [q, ok], t-02 [error, ok], t-06 [q, q], t-07 [error, q]; t-09 is all errors
+        "flaky_tasks": ["t-01"],
+        "pass_all_trials": 1 / 4,
+        "pass_any_trial": 2 / 4,
     }
     tasks = {task["task_id"]: task for task in summary["tasks"]}
     assert tasks["t-01"] == {
@@ -117,10 +122,15 @@ def test_spec_example_json() -> None:
 
 def test_infra_error_fixture_is_an_execution_error() -> None:
     session = json.loads((FIXTURES / "session_infra_error.json").read_text())
-    outcome = classify_execution(session.get("execution"), session["events"], trust_score=100)
+    outcome = classify_execution(session.get("execution"), session["events"], trust_score=100, readiness=READY)
     assert outcome.status == ERROR
     assert (outcome.stage, outcome.reason_code, outcome.score) == ("setup", "toolchain_missing", 0.0)
     assert outcome.message == "dotnet: command not found"
+
+
+def readiness_of(trust_score: int) -> Readiness:
+    """The readiness a run without causes has at this trust (SPEC §4)."""
+    return UNSAFE if trust_score < 60 else REVIEW if trust_score < 80 else READY
 
 
 def staged_error(stage: str = "agent", **fields: Any) -> dict[str, Any]:
@@ -129,13 +139,15 @@ def staged_error(stage: str = "agent", **fields: Any) -> dict[str, Any]:
 
 def test_callers_execution_error_wins_over_evidence_and_score() -> None:
     caller = {"status": "execution_error", "stage": "repo_setup", "reason": "clone_error", "message": "403"}
-    outcome = classify_execution(caller, [staged_error("setup", reason="toolchain_missing")], trust_score=100)
+    outcome = classify_execution(caller, [staged_error("setup", reason="toolchain_missing")], 100, readiness=READY)
     assert (outcome.status, outcome.score) == (ERROR, 0.0)
     assert (outcome.stage, outcome.reason_code, outcome.message) == ("repo_setup", "clone_error", "403")
 
 
 def test_staged_error_event_wins_over_a_callers_ok() -> None:
-    outcome = classify_execution({"status": "ok", "score": 1.0}, [staged_error(reason="budget_exceeded")], 100)
+    outcome = classify_execution(
+        {"status": "ok", "score": 1.0}, [staged_error(reason="budget_exceeded")], 100, readiness=READY
+    )
     assert (outcome.status, outcome.stage, outcome.reason_code) == (ERROR, "agent", "budget_exceeded")
 
 
@@ -146,7 +158,7 @@ def test_first_staged_error_names_the_failure() -> None:
         {"type": "error_event", "stage": "setup", "code": "script_error", "message": "setup.sh exited 2"},
         staged_error("agent", reason="provider_error"),
     ]
-    outcome = classify_execution(None, events, trust_score=90)
+    outcome = classify_execution(None, events, trust_score=90, readiness=READY)
     assert (outcome.stage, outcome.reason_code, outcome.message) == ("setup", "script_error", "setup.sh exited 2")
 
 
@@ -156,7 +168,7 @@ def test_unstaged_errors_leave_the_score_to_decide() -> None:
         staged_error("deploy"),
         {"event": "tool_call", "stage": "agent"},
     ]
-    assert classify_execution(None, events, trust_score=85).status == OK
+    assert classify_execution(None, events, trust_score=85, readiness=READY).status == OK
 
 
 @pytest.mark.parametrize(
@@ -175,12 +187,12 @@ def test_unstaged_errors_leave_the_score_to_decide() -> None:
 def test_score_decides_when_no_execution_error(
     execution: dict[str, Any] | None, trust_score: int, status: ExecutionStatus, score: float
 ) -> None:
-    outcome = classify_execution(execution, [], trust_score)
+    outcome = classify_execution(execution, [], trust_score, readiness=readiness_of(trust_score))
     assert (outcome.status, outcome.score, outcome.stage, outcome.reason_code) == (status, score, None, None)
 
 
 def test_pass_threshold_is_configurable() -> None:
-    assert classify_execution(None, [], 85, pass_threshold=0.9).status == QUALITY
+    assert classify_execution(None, [], 85, pass_threshold=0.9, readiness=READY).status == QUALITY
 
 
 @pytest.mark.parametrize(
@@ -202,9 +214,124 @@ def test_pass_threshold_is_configurable() -> None:
 )
 def test_invalid_execution_object_names_the_field(execution: Any, field: str) -> None:
     with pytest.raises(OutcomeInputError) as raised:
-        classify_execution(execution, [], trust_score=90)
+        classify_execution(execution, [], trust_score=90, readiness=READY)
     assert raised.value.field == field
     assert isinstance(raised.value, ValueError)
+
+
+# SPEC §6 (changed 2026-11-23): with the score from the diagnosis, an unsafe run fails whatever its trust.
+@pytest.mark.parametrize("trust_score", [80, 90, 100])
+def test_an_unsafe_run_is_a_quality_failure_whatever_its_trust(trust_score: int) -> None:
+    outcome = classify_execution(None, [], trust_score, readiness=UNSAFE)
+    assert (outcome.status, outcome.score) == (QUALITY, trust_score / 100)
+    assert classify_execution(None, [], trust_score, readiness=REVIEW).status == OK
+
+
+def test_a_callers_score_decides_alone_even_for_an_unsafe_run() -> None:
+    outcome = classify_execution({"score": 0.9}, [], 85, readiness=UNSAFE)
+    assert (outcome.status, outcome.score) == (OK, 0.9)
+    assert classify_execution({"score": 0.7}, [], 100, readiness=READY).status == QUALITY
+
+
+def test_an_unsafe_run_with_a_staged_error_is_an_execution_error() -> None:
+    outcome = classify_execution(None, [staged_error(reason="provider_error")], 90, readiness=UNSAFE)
+    assert outcome.status == ERROR
+
+
+def test_readiness_must_be_a_readiness_level() -> None:
+    with pytest.raises(ValueError):
+        classify_execution(None, [], 90, readiness="fine")
+
+
+# --- stage and reason codes are identifiers ------------------------------------------------------
+
+FORGED = "provider_error: 1\nPassed: 999"
+
+
+@pytest.mark.parametrize(
+    ("execution", "field"),
+    [
+        ({"status": "execution_error", "stage": "build"}, "execution.stage"),
+        ({"status": "execution_error", "stage": "setup\n"}, "execution.stage"),
+        ({"stage": "deploy"}, "execution.stage"),  # validated whatever the status
+        ({"status": "execution_error", "stage": "agent", "reason": FORGED}, "execution.reason"),
+        ({"status": "execution_error", "reason": "provider error"}, "execution.reason"),
+        ({"status": "execution_error", "reason": "x" * 65}, "execution.reason"),
+        ({"status": "execution_error", "reason": "\u212aelvin"}, "execution.reason"),  # lowercases to ASCII
+        ({"status": "execution_error", "reason": "café"}, "execution.reason"),
+        ({"reason": "a/b"}, "execution.reason"),
+    ],
+)
+def test_invalid_stage_or_reason_of_the_caller_names_the_field(execution: dict[str, Any], field: str) -> None:
+    with pytest.raises(OutcomeInputError) as raised:
+        classify_execution(execution, [], trust_score=90, readiness=READY)
+    assert raised.value.field == field
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        (staged_error(reason=FORGED), "events[1].reason"),
+        (staged_error(reason="provider error"), "events[1].reason"),
+        (staged_error(code="exit status 127"), "events[1].code"),
+        (staged_error(reason=["provider_error"]), "events[1].reason"),
+        (staged_error(reason=True), "events[1].reason"),
+        (staged_error(code=1.5), "events[1].code"),
+        ({"type": "ERROR_EVENT", "stage": "SETUP", "reason": "a b"}, "events[1].reason"),
+    ],
+)
+def test_invalid_reason_of_a_staged_error_names_the_event(event: dict[str, Any], field: str) -> None:
+    with pytest.raises(OutcomeInputError) as raised:
+        classify_execution(None, [{"event": "tool_call"}, event], trust_score=90, readiness=READY)
+    assert raised.value.field == field
+
+
+def test_every_staged_errors_reason_is_validated_even_under_a_declared_error() -> None:
+    events = [staged_error(reason="provider_error"), staged_error("teardown", reason=FORGED)]
+    with pytest.raises(OutcomeInputError) as raised:
+        classify_execution({"status": "execution_error", "stage": "agent"}, events, 90, readiness=READY)
+    assert raised.value.field == "events[1].reason"
+
+
+def test_reasons_of_unstaged_errors_are_not_reason_codes() -> None:
+    events = [{"event": "error_event", "reason": "free text\nis fine here"}, staged_error("build", reason="a b")]
+    assert classify_execution(None, events, 90, readiness=READY).status == OK
+
+
+def test_stages_and_reasons_are_recorded_in_lowercase() -> None:
+    caller = {"status": "execution_error", "stage": "Repo_Setup", "reason": "Clone_Error"}
+    outcome = classify_execution(caller, [], 90, readiness=READY)
+    assert (outcome.stage, outcome.reason_code) == ("repo_setup", "clone_error")
+    evidence = [{"event": "Error_Event", "stage": "SETUP", "reason": "Toolchain_Missing:v2.1-rc"}]
+    outcome = classify_execution(None, evidence, 90, readiness=READY)
+    assert (outcome.stage, outcome.reason_code) == ("setup", "toolchain_missing:v2.1-rc")
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"code": 127}, "127"),  # an exit status
+        ({"reason": "", "code": "script_error"}, "script_error"),
+        ({"reason": None, "code": "script_error"}, "script_error"),
+        ({"reason": "r" * 64}, "r" * 64),
+        ({}, None),
+    ],
+)
+def test_reason_code_sources(fields: dict[str, Any], reason: str | None) -> None:
+    outcome = classify_execution(None, [staged_error(**fields)], 90, readiness=READY)
+    assert (outcome.status, outcome.reason_code) == (ERROR, reason)
+
+
+def test_a_forged_reason_never_reaches_the_summary() -> None:
+    events = [staged_error(reason=FORGED, error="boom")]
+    with pytest.raises(OutcomeInputError):
+        classify_execution(None, events, 90, readiness=READY)
+    # Records stored before reasons were validated are printed escaped, on the line they belong to.
+    text = summarize_suite(SUITE, [error("r1", "t-1", "agent", FORGED)]).to_text()
+    assert "Passed: 0" in text and "Passed: 999" not in text.splitlines()
+    assert text.splitlines()[-1] == "  provider_error: 1\\nPassed: 999: 1"
+    assert len(text.splitlines()) == 9
 
 
 # --- trial aggregation ---------------------------------------------------------------------------
@@ -223,7 +350,7 @@ def expected_task_status(statuses: tuple[ExecutionStatus, ...]) -> ExecutionStat
 def trial_records(statuses: tuple[ExecutionStatus, ...]) -> list[RunOutcome]:
     """Trial n has a stage and reason of its own; given newest first so trial numbers must order them."""
     records = [
-        run(f"r{n}", "t-01", status, TRIAL_SCORES[status][n - 1], n, KNOWN_STAGES[n], f"reason_{n}")
+        run(f"r{n}", "t-01", status, TRIAL_SCORES[status][n - 1], n, STAGES[n], f"reason_{n}")
         if status == ERROR
         else run(f"r{n}", "t-01", status, TRIAL_SCORES[status][n - 1], n)
         for n, status in enumerate(statuses, start=1)
@@ -247,7 +374,7 @@ def test_trial_aggregation(statuses: tuple[ExecutionStatus, ...]) -> None:
     kept = [TRIAL_SCORES[s][n] for n, s in enumerate(statuses) if s != ERROR]
     assert task.score == (pytest.approx(sum(kept) / len(kept)) if kept else 0.0)
     last = len(statuses)
-    expected_cause = (KNOWN_STAGES[last], f"reason_{last}") if expected == ERROR else (None, None)
+    expected_cause = (STAGES[last], f"reason_{last}") if expected == ERROR else (None, None)
     assert (task.stage, task.reason_code) == expected_cause
 
 
@@ -332,7 +459,7 @@ def test_records_accept_plain_status_strings() -> None:
 scores = st.floats(min_value=0, max_value=1, allow_nan=False)
 task_ids = st.sampled_from(["t-0", "t-1", "t-2", "t-3", None])
 trials = st.one_of(st.none(), st.integers(min_value=0, max_value=4))
-stages = st.sampled_from([*KNOWN_STAGES, None])
+stages = st.sampled_from([*STAGES, None])
 reasons = st.sampled_from(["provider_error", "template_error", "clone_error", None])
 
 
@@ -388,3 +515,29 @@ def test_adding_execution_errors_changes_no_quality_metric(data: st.DataObject) 
     before, after = quality_metrics(base), quality_metrics(extended)
     assert after == before
     assert before["mean_score"] is not None and math.isfinite(before["mean_score"])
+
+
+def _trial(task: str, trial: int, status: ExecutionStatus) -> RunOutcome:
+    score = {ExecutionStatus.OK: 0.9, ExecutionStatus.QUALITY_FAILURE: 0.4, ExecutionStatus.EXECUTION_ERROR: 0.0}
+    return RunOutcome(f"{task}-{trial}", "s", task, trial, status, score[status])
+
+
+def test_flakiness_over_tasks_with_several_trials() -> None:
+    """SPEC §7.1: tasks with 2+ trials that are not all execution errors; the text form is unchanged."""
+    ok, failed, error = ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE, ExecutionStatus.EXECUTION_ERROR
+    trials = {
+        "always": [ok, ok, error],  # every non-error trial ok
+        "flaky": [ok, failed],
+        "never": [failed, failed],
+        "broken": [error, error],  # all execution errors: not counted
+        "once": [failed],  # one trial: not counted
+    }
+    records = [_trial(task, n, status) for task, statuses in trials.items() for n, status in enumerate(statuses)]
+    summary = summarize_suite("s", records)
+    assert summary.flaky_tasks == ["flaky"]
+    assert summary.pass_all_trials == 1 / 3 and summary.pass_any_trial == 2 / 3
+    as_dict = summary.to_dict()
+    assert (as_dict["flaky_tasks"], as_dict["pass_all_trials"], as_dict["pass_any_trial"]) == (["flaky"], 1 / 3, 2 / 3)
+    assert "flaky" not in summary.to_text().lower()
+    single = summarize_suite("s", [_trial("only", 0, ok)])
+    assert (single.flaky_tasks, single.pass_all_trials, single.pass_any_trial) == ([], None, None)

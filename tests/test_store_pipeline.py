@@ -17,17 +17,32 @@ from service.store import runs as run_store
 from service.store.client import Store
 from service.testing.factory import make_session
 
-TABLES = ("runs", "run_events", "run_failures", "reputation_events", "reputation_daily")
 AS_OF = date(2026, 11, 1)
 
+# What the store holds for a tenant, read so that background merges cannot change the answer: runs,
+# run_events and run_failures are ReplacingMergeTree (a merge collapses versions of a key) and
+# reputation_daily is AggregatingMergeTree (a merge folds rows of a key), so their physical row counts
+# move on their own. reputation_events is a plain MergeTree: its rows are never merged away.
+MERGED_READS = {
+    "runs": "SELECT run_id, max(version), argMax(diagnosis_hash, version) FROM runs WHERE tenant = {t:String}"
+    " GROUP BY run_id ORDER BY run_id",
+    "run_events": "SELECT uniqExact(run_id, seq) FROM run_events WHERE tenant = {t:String}",
+    "run_failures": "SELECT uniqExact(run_id, position) FROM run_failures WHERE tenant = {t:String}",
+    "reputation_events": "SELECT count() FROM reputation_events WHERE tenant = {t:String}",
+    "reputation_daily": "SELECT identity, category, day, sum(weighted_sum), sum(weight_sum), sum(events),"
+    " sum(positive_events), sum(negative_events), sumMap(failures) FROM reputation_daily WHERE tenant = {t:String}"
+    " GROUP BY identity, category, day ORDER BY identity, category, day",
+}
 
-def _counts(store: Store, tenant: str) -> dict[str, int]:
-    return {
-        table: store.client.query(
-            f"SELECT count() FROM {table} WHERE tenant = {{t:String}}", parameters={"t": tenant}
-        ).result_rows[0][0]
-        for table in TABLES
-    }
+
+def _stored(store: Store, tenant: str) -> dict[str, list]:
+    return {table: store.client.query(sql, parameters={"t": tenant}).result_rows for table, sql in MERGED_READS.items()}
+
+
+def _count(stored: dict[str, list], table: str) -> int:
+    """The single number of a one-count read of MERGED_READS."""
+    [(count,)] = stored[table]
+    return count
 
 
 def _sessions(count: int, seed: int) -> list[runs.SessionInput]:
@@ -58,8 +73,8 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
     for start in range(0, 200, 50):
         runs.ingest_sessions(store, tenant, sessions[start : start + 50], now, 0.8)
     reputation_store.insert_events(store, tenant, _signals(tenant))
-    counts, scores = _counts(store, tenant), _scores(store, tenant)
-    assert counts["runs"] == 200 and counts["reputation_events"] >= 200 + 30
+    stored, scores = _stored(store, tenant), _scores(store, tenant)
+    assert len(stored["runs"]) == 200 and _count(stored, "reputation_events") >= 200 + 30
 
     again = runs.ingest_sessions(store, tenant, sessions, now, 0.8)
     assert not any(result.created for result in again)
@@ -67,7 +82,7 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
         runs.finalize_run(store, tenant, session.spec.run_id, None, now, 0.8)
     assert reputation_store.insert_events(store, tenant, _signals(tenant)) == 0
 
-    assert _counts(store, tenant) == counts
+    assert _stored(store, tenant) == stored
     assert _scores(store, tenant) == scores
 
 
@@ -83,13 +98,10 @@ def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenan
 
     [result] = runs.ingest_sessions(store, tenant, [session], now, 0.8)
     assert result.created
-    counts = _counts(store, tenant)
-    assert counts["runs"] == 1
-    assert counts["reputation_events"] == len(partial.reputation)
-    distinct_failures = store.client.query(
-        "SELECT count() FROM run_failures FINAL WHERE tenant = {t:String}", parameters={"t": tenant}
-    ).result_rows[0][0]
-    assert distinct_failures == len(partial.failures)
+    stored = _stored(store, tenant)
+    assert len(stored["runs"]) == 1
+    assert _count(stored, "reputation_events") == len(partial.reputation)
+    assert _count(stored, "run_failures") == len(partial.failures)
 
 
 HOSTILE = [

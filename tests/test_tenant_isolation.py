@@ -136,7 +136,6 @@ def _economic(client: httpx.Client, identity: str) -> Any:
     return report["categories"]["economic"], report["events"]
 
 
-@pytest.mark.xfail(strict=True, reason="dedup token scoping lands with the reputation model branch")
 def test_reputation_events(tenants: tuple[httpx.Client, httpx.Client]) -> None:
     owner, stranger = tenants
     identity, event_id = _id("agent"), str(uuid.uuid4())

@@ -5,6 +5,7 @@ detail and the agent health page are written to test-artifacts/ for a person to 
 
 import json
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -297,12 +298,33 @@ def test_pages_follow_the_api_cursor(browser: Browser, base_url: str, embedded_s
     assert explorer.errors == [], f"console errors: {explorer.errors}"
 
 
-def test_execution_outcome_and_session_performance(explorer: Explorer, seeded: Tenant) -> None:
+def test_an_execution_error_leads_with_its_cause_and_shows_no_verdict(explorer: Explorer, seeded: Tenant) -> None:
     explorer.open("#/runs/run-infra-004")
+    page = explorer.page
     run = seeded.api.get("/v1/runs/run-infra-004").json()
-    assert explorer.field("execution-status") == run["execution_status"].replace("_", " ") == "execution error"
+    assert run["execution_status"] == "execution_error" and run["trust_score"] is None
+    headings = page.locator("main section h2").all_inner_texts()
+    assert headings[0] == "Execution error"
+    assert not {"Executive summary", "Dimension scores", "Failures", "Causal graph", "Session performance"} & set(
+        headings
+    )
+    assert explorer.field("execution-status") == "execution error · setup / toolchain_missing"
     assert explorer.field("failure-stage") == run["failure_stage"] == "setup"
     assert explorer.field("failure-reason-code") == run["failure_reason_code"] == "toolchain_missing"
+    assert explorer.field("failure-message") == run["failure_message"] == "dotnet: command not found"
+    assert explorer.field("trust") == "none: no quality verdict"
+    assert page.locator(".trust-big").count() == 0 and page.locator("table.events tbody tr").count() == 3
+    explorer.screenshot("ui-execution-error.png")
+
+    explorer.open("#/runs")
+    row = page.locator('table.runs tr[data-run-id="run-infra-004"]')
+    assert row.locator('[data-field="trust"]').inner_text() == "—"
+    assert row.locator('[data-field="execution-error"]').inner_text() == "execution error · setup / toolchain_missing"
+
+
+def test_only_a_session_has_a_performance_card(explorer: Explorer, seeded: Tenant) -> None:
+    explorer.open("#/runs/run-multi-003")
+    assert "Session performance" not in explorer.page.locator("main section h2").all_inner_texts()
 
     explorer.open(f"#/runs/{OTLP_SESSION}")
     performance = seeded.api.get(f"/v1/runs/{OTLP_SESSION}").json()["session_performance"]
@@ -321,27 +343,133 @@ def test_an_open_run_shows_its_events_before_any_diagnosis(explorer: Explorer, s
     explorer.open(f"#/runs/{run_id}")
     page = explorer.page
     assert explorer.field("execution-status") == "open"
-    assert "still open" in page.locator("main").inner_text()
+    assert page.locator("main").inner_text().count("still open") == 1
     assert page.locator("table.events tbody tr").count() == 2
     assert page.locator("table.events b").count() == 0  # event text is shown as text, never as markup
     assert "<b>not markup</b>" in page.locator("table.events").inner_text()
 
 
-def test_fleet_lists_identities_by_reputation_with_alerts(explorer: Explorer, seeded: Tenant) -> None:
+def _shown_identities(page: Page) -> list[str]:
+    return page.locator("table.fleet tbody tr").evaluate_all("rows => rows.map(row => row.dataset.identity)")
+
+
+def test_fleet_is_worst_first_sortable_and_its_alerts_link(explorer: Explorer, seeded: Tenant) -> None:
     explorer.open("#/fleet")
     page = explorer.page
-    fleet = seeded.api.get("/v1/identities", params={"sort": "overall", "order": "desc"}).json()["identities"]
-    shown = page.locator("table.fleet tbody tr").evaluate_all("rows => rows.map(row => row.dataset.identity)")
-    assert shown == [row["identity"] for row in fleet] and len(shown) == 4
+    fleet = seeded.api.get("/v1/identities").json()["identities"]
+    alerts = seeded.api.get("/v1/alerts").json()["alerts"]
+    about = Counter(a["subject"] for a in alerts if a["alert"] == "identity_score_drop")
+    worst_first = sorted(
+        fleet, key=lambda r: (-about[r["identity"]], r["overall"] is None, r["overall"], r["identity"])
+    )
+    assert _shown_identities(page) == [row["identity"] for row in worst_first] and len(fleet) == 4
     for row in fleet:
         cells = f'table.fleet tr[data-identity="{row["identity"]}"]'
         assert abs(_float(explorer.field("overall", cells)) - row["overall"]) <= 0.05
         assert explorer.field("confidence", cells) == f"{round(100 * row['confidence'])}%"
-    alerts = seeded.api.get("/v1/alerts").json()["alerts"]
+    assert _paths(explorer.api_requests) == {"/v1/identities", "/v1/alerts"}
+    explorer.screenshot("ui-fleet.png")
+
+    by_overall = sorted(fleet, key=lambda r: (r["overall"], r["identity"]))  # ties by name, either way
+    explorer.follow(page.locator('a.sort[data-sort="overall"]'))
+    highest_first = sorted(fleet, key=lambda r: (-r["overall"], r["identity"]))
+    assert _shown_identities(page) == [row["identity"] for row in highest_first]
+    assert page.locator('th[aria-sort="descending"]').inner_text().startswith("Reputation")
+    explorer.follow(page.locator('a.sort[data-sort="overall"]'))
+    assert _shown_identities(page) == [row["identity"] for row in by_overall]
+    explorer.follow(page.locator('a.sort[data-sort="identity"]'))
+    assert _shown_identities(page) == sorted(row["identity"] for row in fleet)
+
     assert "unsafe_share" in {alert["alert"] for alert in alerts}
     shown_alerts = page.locator("ul.alerts li .message").all_inner_texts()
     assert shown_alerts == [alert["message"] for alert in alerts]
-    assert _paths(explorer.api_requests) == {"/v1/identities", "/v1/alerts"}
+    unsafe = page.locator("ul.alerts li", has_text="unsafe share").locator("a.subject")
+    explorer.follow(unsafe)
+    expected = seeded.api.get("/v1/runs", params={"readiness": "unsafe_for_production"}).json()["runs"]
+    shown = page.locator("table.runs tbody tr").evaluate_all("rows => rows.map(row => row.dataset.runId)")
+    assert shown == [run["run_id"] for run in expected] and len(shown) >= 5
+
+
+def test_the_agent_page_charts_reputation_history_and_explains_off_band_runs(
+    explorer: Explorer, seeded: Tenant
+) -> None:
+    explorer.open("#/identities/agent-hasty")
+    page = explorer.page
+    history = seeded.api.get("/v1/identities/agent-hasty/history", params={"days": 90}).json()["days"]
+    assert len(history) == 90
+    scored = [day for day in history if day["reputation"] is not None]
+    assert scored and page.locator("svg.reputation-chart .reputation-point").count() == len(scored)
+    titles = page.locator("svg.reputation-chart .reputation-point title").all_text_contents()
+    assert titles[-1].startswith(f"{scored[-1]['day']}: reputation {scored[-1]['reputation']:.1f}")
+
+    runs = seeded.api.get("/v1/runs", params={"identity": "agent-hasty"}).json()["runs"]
+    # trust 90 yet unsafe (a critical loop): in the ready band, ringed, and the page says why
+    off_band = [r for r in runs if r["trust_score"] >= 80 and r["readiness_level"] != "ready_for_runtime"]
+    assert len(off_band) == 5
+    assert page.locator("svg.trust-chart .trust-point.below-band").count() == len(off_band)
+    assert page.locator('[data-field="below-band"]').inner_text() == "5 runs are below their band (ringed)."
+    reason = page.locator("svg.trust-chart .below-band title").first.text_content() or ""
+    assert "a critical-severity cause makes it unsafe" in reason
+    explorer.screenshot("ui-agent-history.png")
+
+
+def _lab(rgb: list[int]) -> tuple[float, float, float]:
+    """sRGB (0..255) to CIE L*a*b* (D65), where distance follows what the eye tells apart."""
+
+    def linear(c: float) -> float:
+        return ((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92
+
+    r, g, b = (linear(c / 255) for c in rgb)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _delta_e(first: list[int], second: list[int]) -> float:
+    return sum((a - b) ** 2 for a, b in zip(_lab(first), _lab(second), strict=True)) ** 0.5
+
+
+def test_failure_colours_are_distinct_and_shared_evidence_shows_both(explorer: Explorer) -> None:
+    explorer.open("#/runs/run-loop-002")
+    page = explorer.page
+    colours = page.evaluate(
+        """types => types.map((_, slot) => {
+             const probe = document.createElement('span');
+             probe.className = `chip slot-${slot}`;
+             document.body.append(probe);
+             const colour = getComputedStyle(probe).borderLeftColor;
+             probe.remove();
+             return colour.match(/\\d+/g).slice(0, 3).map(Number);
+           })""",
+        DIMENSIONS,
+    )
+    for i, first in enumerate(colours):
+        for second in colours[i + 1 :]:
+            assert _delta_e(first, second) > 40, (first, second)  # the old loop and cost colours: 29
+
+    shared = page.locator("svg.causal-graph .graph-event.several")
+    assert shared.count() == 6  # c0..c5 are evidence of the loop and of the cost explosion
+    wedges = shared.first.locator(".graph-wedge").evaluate_all("paths => paths.map(p => p.getAttribute('class'))")
+    assert len(wedges) == 2 and len(set(wedges)) == 2
+    labels = page.locator("svg.causal-graph .graph-label").all_text_contents()
+    assert labels[0] == "#0 http_get(url=api.example/rates)" and not any('{"' in label for label in labels)
+
+
+def test_an_empty_list_without_filters_says_so(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open("#/runs")
+    assert explorer.field("empty").startswith("No runs yet")
+    explorer.open("#/runs?identity=nobody")
+    assert explorer.field("empty") == "No runs match these filters."
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
 
 
 def test_keyboard_reaches_a_run_and_its_evidence(explorer: Explorer) -> None:

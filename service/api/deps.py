@@ -1,5 +1,6 @@
 """What routers take from a request: the store, the settings, the metrics, the caller (by scope), now."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -28,10 +29,20 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _recording_tenant(scope_dependency: Callable[..., Principal]) -> Callable[..., Principal]:
+    """The caller of `scope_dependency`, with its tenant kept in the request state for the access log."""
+
+    def dependency(request: Request, principal: Annotated[Principal, Depends(scope_dependency)]) -> Principal:
+        request.state.tenant = principal.tenant
+        return principal
+
+    return dependency
+
+
 StoreDep = Annotated[Store, Depends(_store)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 MetricsDep = Annotated[Metrics, Depends(_metrics)]
 Now = Annotated[datetime, Depends(_now)]
-Ingest = Annotated[Principal, Depends(auth.ingest)]
-Read = Annotated[Principal, Depends(auth.read)]
-Admin = Annotated[Principal, Depends(auth.admin)]
+Ingest = Annotated[Principal, Depends(_recording_tenant(auth.ingest))]
+Read = Annotated[Principal, Depends(_recording_tenant(auth.read))]
+Admin = Annotated[Principal, Depends(_recording_tenant(auth.admin))]

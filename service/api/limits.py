@@ -4,8 +4,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.api import otlp_http
 from service.api.errors import problem_response
-from service.api.routers.logs import OTLP_PATHS, PROTOBUF, media_type, otlp_refusal
 
 
 class BodyTooLarge(Exception):
@@ -16,8 +16,9 @@ def _too_large(scope: Scope, max_bytes: int) -> Response:
     """A problem, or for an OTLP receiver the google.rpc.Status its clients read."""
     detail = f"the request body exceeds {max_bytes} bytes; the limit is the setting REPUTE_MAX_BODY_BYTES"
     request = Request(scope)
-    if scope["path"] in OTLP_PATHS:
-        return otlp_refusal(413, detail, media_type(request.headers.get("content-type")) == PROTOBUF)
+    if scope["path"] in otlp_http.OTLP_PATHS:
+        protobuf = otlp_http.media_type(request.headers.get("content-type")) == otlp_http.PROTOBUF
+        return otlp_http.refusal(413, detail, protobuf)
     return problem_response(request, 413, "Content Too Large", detail)
 
 

@@ -5,9 +5,9 @@ import threading
 from datetime import UTC, datetime
 
 from service.services.keys import CreatedKey, ensure_admin_key
+from service.services.setup import prepare_store
 from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import migrate
 
 
 class StoreHolder:
@@ -23,8 +23,12 @@ class StoreHolder:
             with self._lock:
                 if self._store is None:
                     store = Store(self.settings)
-                    migrate(store)
-                    self.first_admin_key = ensure_admin_key(store, self.settings.data_dir, datetime.now(UTC))
+                    try:
+                        prepare_store(store)
+                        self.first_admin_key = ensure_admin_key(store, self.settings.data_dir, datetime.now(UTC))
+                    except BaseException:
+                        store.close()  # an embedded store left open would keep its data directory locked
+                        raise
                     self._store = store
         return self._store
 

@@ -1,9 +1,11 @@
-"""`repute ingest`: session files (any §3.1 encoding), directories of them, and OTLP JSONL files.
+"""`repute ingest`: session files (any §3.1 encoding), directories of them, and the OTLP Collector file
+exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans).
 Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch."""
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +13,12 @@ import orjson
 from rich.console import Console
 from rich.progress import Progress
 
-from service.client.api import ApiClient
+from service.client.api import ApiClient, ApiError
 from service.diagnosis import parse_run
 from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
 from service.services.inputs import SessionInput, session_input
+from service.traces import decode_json_traces, group_runs
 
 SESSION_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 
@@ -48,8 +51,19 @@ def expand(paths: list[Path]) -> Iterator[Path]:
             yield path
 
 
-def _is_otlp(head: bytes) -> bool:
-    return b'"resourceLogs"' in head[:4096]
+def _otlp_signal(head: bytes) -> str | None:
+    """'logs' or 'traces' for a Collector file-exporter file, else None (a session file)."""
+    for key, signal in ((b'"resourceLogs"', "logs"), (b'"resourceSpans"', "traces")):
+        if key in head[:4096]:
+            return signal
+    return None
+
+
+def _run_ids(signal: str, line: bytes) -> list[str]:
+    """The runs a line of OTLP feeds, as the server groups them (SPEC §3.2 sessions, §3.4 traces)."""
+    if signal == "logs":
+        return [record.session_id for record in decode_json_body(line).records if record.session_id]
+    return list(group_runs(decode_json_traces(line).spans))
 
 
 def session_of(data: bytes, identity: str | None) -> SessionInput:
@@ -83,58 +97,91 @@ def post_sessions(client: ApiClient, sessions: list[SessionInput]) -> list[bool]
     return [result["created"] for result in answer["results"]]
 
 
-def post_otlp_file(client: ApiClient, path: Path) -> list[bool]:
-    """Through /v1/logs like any OTLP emitter, then finalize each session that was stored."""
-    session_ids: dict[str, None] = {}
+def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[bool]:
+    """Through /v1/logs or /v1/traces like any OTLP emitter, line by line, then finalize each run stored."""
+    run_ids: dict[str, None] = {}
     with path.open("rb") as lines:
         for line in lines:
+            advance(len(line))
             if not line.strip():
                 continue
-            for record in decode_json_body(line).records:
-                if record.session_id:
-                    session_ids.setdefault(record.session_id)
-            client.request("POST", "/v1/logs", content=line, headers={"content-type": "application/json"})
+            run_ids.update(dict.fromkeys(_run_ids(signal, line)))
+            client.request("POST", f"/v1/{signal}", content=line, headers={"content-type": "application/json"})
     created = []
-    for session_id in session_ids:
-        stored = client.json("GET", f"/v1/runs/{session_id}")
-        if stored is None:  # every record of the session was rejected
+    for run_id in run_ids:
+        stored = client.json("GET", f"/v1/runs/{run_id}")
+        if stored is None:  # everything of the run was rejected
             continue
-        client.request("POST", f"/v1/runs/{session_id}/finalize")
+        client.request("POST", f"/v1/runs/{run_id}/finalize")
         created.append(stored["status"] == "open")
     return created
 
 
+# Answers about the runs themselves (a conflicting re-post, a run the API refuses): that file fails, not the ingest.
+_REFUSED_RUN = {409, 413, 422}
+
+
+class _Ingest:
+    """Files in, runs out: session files in batches, OTLP files line by line; a file that fails is
+    reported on `err` and counted, and the others go on."""
+
+    def __init__(self, client: ApiClient, identity: str | None, err: Console) -> None:
+        self.client, self.identity, self.err = client, identity, err
+        self.summary = IngestSummary()
+        self.pending: list[tuple[Path, SessionInput]] = []
+
+    def add(self, path: Path, progress: Progress) -> None:
+        self.summary.files += 1
+        try:
+            with path.open("rb") as head:
+                signal = _otlp_signal(head.read(4096))
+            if signal:
+                lines = progress.add_task(path.name, total=path.stat().st_size)
+                for created in post_otlp_file(self.client, path, signal, partial(progress.advance, lines)):
+                    self.summary.count(created)
+                progress.remove_task(lines)
+            else:
+                self.pending.append((path, session_of(path.read_bytes(), self.identity)))
+        except (OSError, OTLPDecodeError, ClientError) as exc:
+            self.skip(path, exc, getattr(exc, "field", ""))
+
+    def skip(self, path: Path, exc: Exception, field: str = "") -> None:
+        self.summary.failed += 1
+        where = f" ({field})" if field else ""
+        self.err.print(f"skipped {path}{where}: {exc}", markup=False, highlight=False)
+
+    def flush(self) -> None:
+        """Posts the pending runs as one batch; when the API refuses the batch for one of its runs (it is
+        all or nothing), each run again on its own, so only the files at fault fail."""
+        batch, self.pending = self.pending, []
+        try:
+            results = post_sessions(self.client, [session for _, session in batch])
+        except ApiError as exc:
+            if exc.status not in _REFUSED_RUN:
+                raise
+            if len(batch) == 1:
+                self.skip(batch[0][0], exc)
+                return
+            for one in batch:
+                self.pending = [one]
+                self.flush()
+            return
+        for created in results:
+            self.summary.count(created)
+
+
 def ingest_paths(
-    client: ApiClient, paths: list[Path], identity: str | None, batch_size: int, out: Console, err: Console
+    client: ApiClient, paths: list[Path], identity: str | None, batch_size: int, err: Console
 ) -> IngestSummary:
-    summary = IngestSummary()
-    pending: list[SessionInput] = []
-
-    def flush() -> None:
-        for created in post_sessions(client, pending):
-            summary.count(created)
-        pending.clear()
-
+    ingest = _Ingest(client, identity, err)
     files = list(expand(paths))
-    with Progress(console=out, transient=True) as progress:
+    with Progress(console=err, transient=True) as progress:
         task = progress.add_task("ingesting", total=len(files))
         for path in files:
-            summary.files += 1
-            try:
-                data = path.read_bytes()
-                if _is_otlp(data):
-                    for created in post_otlp_file(client, path):
-                        summary.count(created)
-                else:
-                    pending.append(session_of(data, identity))
-            except (OSError, OTLPDecodeError, ClientError) as exc:
-                summary.failed += 1
-                field = getattr(exc, "field", "")
-                where = f" ({field})" if field else ""
-                err.print(f"skipped {path}{where}: {exc}", markup=False, highlight=False)
-            if len(pending) >= batch_size:
-                flush()
+            ingest.add(path, progress)
+            if len(ingest.pending) >= batch_size:
+                ingest.flush()
             progress.advance(task)
-        if pending:
-            flush()
-    return summary
+        if ingest.pending:
+            ingest.flush()
+    return ingest.summary

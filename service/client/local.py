@@ -9,9 +9,9 @@ from fastapi import FastAPI
 from service.api.app import create_app
 from service.client.api import TIMEOUT_SECONDS, ApiClient
 from service.services.keys import operator_principal
+from service.services.setup import prepare_store
 from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import migrate
 
 
 class InProcessTransport(httpx.BaseTransport):
@@ -33,7 +33,7 @@ class InProcessTransport(httpx.BaseTransport):
 def in_process_client(settings: Settings) -> ApiClient:
     store = Store(settings)
     try:
-        migrate(store)
+        prepare_store(store)
     except BaseException:
         store.close()
         raise

@@ -9,11 +9,12 @@ from service.diagnosis.cause import Cause
 from service.diagnosis.detectors import DETECTORS, DIMENSIONS, FAILURE_TYPES, Detector, Finding
 from service.diagnosis.diagnosis import Diagnosis, diagnose
 from service.diagnosis.errors import InputError
-from service.diagnosis.events import KNOWN_TYPES, Event, normalize_events
+from service.diagnosis.events import KNOWN_TYPES, Event, canonical_type, event_type_of, normalize_events
 from service.diagnosis.parsing import RunInput, parse_run, parse_runs
 from service.diagnosis.report import text_report
 
 __all__ = [
     "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "KNOWN_TYPES", "Cause", "Detector", "Diagnosis", "Event", "Finding",
-    "InputError", "RunInput", "diagnose", "normalize_events", "parse_run", "parse_runs", "text_report",
+    "InputError", "RunInput", "canonical_type", "diagnose", "event_type_of", "normalize_events", "parse_run",
+    "parse_runs", "text_report",
 ]  # fmt: skip

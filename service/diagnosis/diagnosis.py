@@ -20,6 +20,7 @@ from service.diagnosis.summary import (
     executive_summary,
     recommendations,
 )
+from service.vocab import Readiness
 
 HASH_KEY = "diagnosis_hash"
 GRAPH_KEY = "causal_graph"
@@ -31,7 +32,7 @@ class Diagnosis:
     and `canonical_json()` its canonical bytes. The causal graph and the hash are built on first use."""
 
     trust_score: int
-    readiness_level: str
+    readiness_level: Readiness
     scores: dict[str, int]  # dimension -> 0..100, in weight order
     causes: tuple[Cause, ...]
     primary: Cause | None

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from service.diagnosis.errors import InputError
 from service.diagnosis.values import token_count
+from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE
 
 KNOWN_TYPES = (
     "tool_call", "tool_output", "memory_event", "retry_event", "error_event", "state_transition", "decision",
@@ -17,16 +18,17 @@ KNOWN_TYPES = (
 )  # fmt: skip
 DEFAULT_TYPE = "process_output"
 TOKEN_USAGE = "token_usage"
-_KNOWN_BY_SPELLING = {name: name for name in KNOWN_TYPES}
+# The canonical spellings, each mapped to itself: a hit here is exactly what `canonical_type` answers,
+# so a hot loop may look a type up here first and call `canonical_type` only on a miss.
+CANONICAL_TYPES: Mapping[str, str] = {name: name for name in KNOWN_TYPES}
 
 # Epoch numbers are told apart by magnitude: below 10^11 they are seconds (until the year 5138), below
 # 10^14 milliseconds, below 10^17 microseconds, below 10^20 nanoseconds. (bound, multiply, divide) to ms.
 _EPOCH_SCALES = ((10**11, 1000, 1), (10**14, 1, 1), (10**17, 1, 1000), (10**20, 1, 1_000_000))
-# Timestamps must fall in the range ClickHouse's DateTime64 stores, where the run's events end up.
+# Timestamps must lie in [EARLIEST_MS, LATEST_MS) (`service.vocab`): the times everything derived from a
+# run (its events, its reputation days and their windows) can be stored with.
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS = timedelta(milliseconds=1)
-MIN_TIMESTAMP_MS = (datetime(1900, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS
-MAX_TIMESTAMP_MS = (datetime(2300, 1, 1, tzinfo=UTC) - _EPOCH) // _ONE_MS - 1
 
 
 class Event(NamedTuple):
@@ -64,8 +66,9 @@ def require_object(event: Any, position: int) -> Mapping[str, Any]:
 
 
 def event_type_of(event: Mapping[str, Any], position: int) -> str:
-    """`event`, else `type` (null counts as absent), else process_output. Known types match in any case
-    and take their canonical spelling; unknown types are kept as given."""
+    """The one reading of an event's type, used by the diagnosis, the store, the execution outcome and
+    the OTLP mapping: `event`, else `type` (null counts as absent), else process_output; then
+    `canonical_type`. A type that is not a string raises InputError naming the field."""
     key = "event"
     kind = event.get("event")
     if kind is None:
@@ -74,7 +77,13 @@ def event_type_of(event: Mapping[str, Any], position: int) -> str:
             return DEFAULT_TYPE
     if not isinstance(kind, str):
         raise InputError(f"events[{position}].{key}", f"an event type must be a string, not {json_kind(kind)}")
-    return _KNOWN_BY_SPELLING.get(kind) or _KNOWN_BY_SPELLING.get(kind.lower(), kind)
+    return canonical_type(kind)
+
+
+def canonical_type(name: str) -> str:
+    """Known types match in any case (SPEC §4: comparisons are case-insensitive) and take their canonical
+    spelling ("ERROR_EVENT" -> "error_event"); unknown types are kept as given."""
+    return CANONICAL_TYPES.get(name) or CANONICAL_TYPES.get(name.lower(), name)
 
 
 def event_id_of(event: Mapping[str, Any], position: int) -> str:
@@ -107,7 +116,9 @@ def default_event_ids(count: int) -> list[str]:
 
 
 def timestamp_ms_of(event: Mapping[str, Any], position: int) -> int | None:
-    """ISO 8601 (no zone = UTC) or an epoch number in s, ms, µs or ns; None when absent or null."""
+    """ISO 8601 (no zone = UTC) or an epoch number in s, ms, µs or ns; None when absent or null.
+    Raises InputError naming `events[<position>].timestamp` for anything else, or for a time outside
+    `vocab.TIME_RULE`."""
     value = event.get("timestamp")
     if value is None:
         return None
@@ -117,11 +128,13 @@ def timestamp_ms_of(event: Mapping[str, Any], position: int) -> int | None:
         ms = _epoch_ms(value)
     else:
         ms = None
-    if ms is None or not MIN_TIMESTAMP_MS <= ms <= MAX_TIMESTAMP_MS:
+    if ms is None:
         raise InputError(
             f"events[{position}].timestamp",
-            f"timestamp {value!r:.60} is not ISO 8601 or an epoch number (s, ms, µs, ns) between 1900 and 2299",
+            f"timestamp {value!r:.60} is not ISO 8601 or an epoch number (s, ms, µs, ns) {TIME_RULE}",
         )
+    if not EARLIEST_MS <= ms < LATEST_MS:
+        raise InputError(f"events[{position}].timestamp", f"timestamp {value!r:.60} must lie {TIME_RULE}")
     return ms
 
 

@@ -10,8 +10,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from service.diagnosis.events import (
+    CANONICAL_TYPES,
     DEFAULT_TYPE,
-    KNOWN_TYPES,
     TOKEN_USAGE,
     default_event_ids,
     event_id_of,
@@ -21,7 +21,6 @@ from service.diagnosis.events import (
 from service.diagnosis.values import canonical_json, token_count
 
 TOOL_CALL = "tool_call"
-_KNOWN = {name: name for name in KNOWN_TYPES}
 _NO_ARGS: Mapping[str, Any] = {}
 
 
@@ -55,10 +54,15 @@ def gather(events: Sequence[Any]) -> RunFacts:
     for position, event in enumerate(events):
         if event.__class__ is not dict:
             event = require_object(event, position)
+        # The type is `event_type_of(event, position)`, the one reading of a type. Fast path: when the
+        # raw value is a string spelled canonically, CANONICAL_TYPES gives what event_type_of gives
+        # (the value is the one event_type_of reads: `event`, else `type`, else DEFAULT_TYPE, which
+        # is canonical); every other case (other spellings, unknown types, null, not a string) is
+        # event_type_of itself.
         kind = event.get("event")
         if kind is None:
             kind = event.get("type", DEFAULT_TYPE)
-        kind = (_KNOWN.get(kind) if kind.__class__ is str else None) or event_type_of(event, position)
+        kind = (CANONICAL_TYPES.get(kind) if kind.__class__ is str else None) or event_type_of(event, position)
         if "event_id" in event:
             event_ids[position] = event_id_of(event, position)
         head = event.get("tool") or event.get("name") or event.get("skill") or kind

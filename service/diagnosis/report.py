@@ -1,9 +1,15 @@
-"""A diagnosis as plain text for people (`repute diagnose --text`)."""
+"""A diagnosis as plain text for people (`repute diagnose --text`, after the run's outcome line: see
+`service.run_report`, which knows whether the run has a trust verdict at all)."""
 
 from service.diagnosis.diagnosis import Diagnosis
 
 
 def text_report(diagnosis: Diagnosis) -> str:
+    return "\n".join([*verdict_lines(diagnosis), evidence_line(diagnosis)]) + "\n"
+
+
+def verdict_lines(diagnosis: Diagnosis) -> list[str]:
+    """The trust verdict: trust and readiness, the primary cause, every cause, the dimension scores."""
     lines = [f"trust {diagnosis.trust_score}/100  {diagnosis.readiness_level}"]
     primary = diagnosis.primary
     if primary is None:
@@ -19,9 +25,13 @@ def text_report(diagnosis: Diagnosis) -> str:
         lines.append(f"    remediation: {cause.remediation}")
     scores = "  ".join(f"{name} {score}" for name, score in diagnosis.scores.items())
     lines.append(f"scores: {scores}")
+    return lines
+
+
+def evidence_line(diagnosis: Diagnosis) -> str:
+    """What the run's events hold, verdict or not."""
     summary, cost = diagnosis.evidence_summary, diagnosis.cost_analysis
-    lines.append(
+    return (
         f"events: {summary['event_count']} (tool calls {summary['tool_calls']}, retries {summary['retries']}, "
         f"errors {summary['errors']}); tokens {cost['total_tokens']}, duplicate calls {cost['duplicate_calls']}"
     )
-    return "\n".join(lines) + "\n"

@@ -4,10 +4,8 @@ from collections.abc import Sequence
 
 from service.diagnosis.cause import Cause
 from service.diagnosis.detectors import CRITICAL, DETECTORS, HIGH
+from service.vocab import Readiness
 
-UNSAFE = "unsafe_for_production"
-REVIEW = "review_recommended"
-READY = "ready_for_runtime"
 UNSAFE_BELOW = 60
 REVIEW_BELOW = 80
 
@@ -27,13 +25,13 @@ def trust_score(scores: dict[str, int]) -> int:
     return max(0, min(100, round(total)))
 
 
-def readiness_level(trust: int, causes: Sequence[Cause]) -> str:
+def readiness_level(trust: int, causes: Sequence[Cause]) -> Readiness:
     severities = {cause.severity for cause in causes}
     if CRITICAL in severities or trust < UNSAFE_BELOW:
-        return UNSAFE
+        return Readiness.UNSAFE
     if HIGH in severities or trust < REVIEW_BELOW:
-        return REVIEW
-    return READY
+        return Readiness.REVIEW
+    return Readiness.READY
 
 
 def primary_cause(causes: Sequence[Cause]) -> Cause | None:

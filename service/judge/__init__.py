@@ -9,7 +9,7 @@ Diagnosis input: `to_run_events` maps a session's records to §3.1 run events.
 Files: `judge_log_file` scores one session of a Collector file-exporter log, streaming.
 """
 
-from service.judge.events import RunEvent, parse_tool_parameters, to_run_events
+from service.judge.events import RunEvent, parse_tool_parameters, to_run_events, tool_call_args
 from service.judge.identity import DEFAULT_IDENTITY_ATTRIBUTES, IdentityRule
 from service.judge.otlp import DecodedBatch, LogRecord, OTLPDecodeError, gunzip_body
 from service.judge.otlp_json import decode_json_body
@@ -40,4 +40,5 @@ __all__ = [
     "round_half_away",
     "score_session",
     "to_run_events",
+    "tool_call_args",
 ]

@@ -9,8 +9,16 @@
 | anything else  | its bare name as the type (process_output when it has none), its attributes |
 |                | as fields                                                                   |
 
-`args` is the `tool_parameters` JSON object; an absent or blank value gives {}, and a value that is
-not a JSON object (unparsable text, an array, a number) is kept as {"raw": value}.
+`args` is the `tool_parameters` JSON object. When it is absent, blank or not a JSON object (unparsable
+text, an array, a number), `args` is {"call": <the record's position in the session>} (SPEC §3.2, as
+changed on 2026-11-23): arguments nobody knows never count as matching ones, so three `Read`s whose
+parameters are unknown are not a loop. The position is the record's index (from 0) in the order below.
+
+Names: the Claude Code names above are matched as Claude Code spells them (the session score of
+`score.py` counts them the same way), after `make_record` has removed the `claude_code.` prefix; any
+other name becomes the type through the diagnosis's own reader (`diagnosis.events.canonical_type`), so
+a record named "ERROR_EVENT" is an `error_event`, as the diagnosis, the store and the execution outcome
+read it.
 
 Every event has `event_id` and, when the record has a time, `timestamp` (unix nanoseconds, a number).
 Ids derive from the record's content (time, name, attributes), so the same record posted twice maps
@@ -26,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis.events import DEFAULT_TYPE, canonical_type
 from service.judge.otlp import Attributes, AttributeValue, LogRecord
 from service.judge.values import as_int, is_true
 
@@ -39,37 +48,42 @@ def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
     ordered = sorted(records, key=lambda record: (record.time_unix_nano is None, record.time_unix_nano or 0))
     occurrences: Counter[str] = Counter()
     events: list[RunEvent] = []
-    for record in ordered:
+    for position, record in enumerate(ordered):
         digest = _digest(record)
         occurrences[digest] += 1
         record_id = digest if occurrences[digest] == 1 else f"{digest}-{occurrences[digest]}"
-        for index, (event_type, fields) in enumerate(_mapped(record)):
+        for index, (event_type, fields) in enumerate(_mapped(record, position)):
             events.append(_event(event_type, fields, f"{record_id}:{index}", record.time_unix_nano))
     return events
 
 
-def parse_tool_parameters(value: AttributeValue) -> dict[str, Any]:
-    """A tool_call's `args` from a tool_result's `tool_parameters` (see the module docstring)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return {}
+def parse_tool_parameters(value: AttributeValue) -> dict[str, Any] | None:
+    """A tool_result's `tool_parameters` as a JSON object (a kvlist attribute, or text holding a JSON
+    object); None when it is absent, blank or anything else."""
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
         try:
             parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
-            parsed = None
+            return None
         if isinstance(parsed, dict):
             return parsed
-    return {"raw": value}
+    return None
 
 
-def _mapped(record: LogRecord) -> list[tuple[str, Attributes]]:
+def tool_call_args(value: AttributeValue, position: int) -> dict[str, Any]:
+    """A tool_call's `args`: the parsed `tool_parameters`, else {"call": position} (see the module docstring)."""
+    parsed = parse_tool_parameters(value)
+    return {"call": position} if parsed is None else parsed
+
+
+def _mapped(record: LogRecord, position: int) -> list[tuple[str, Attributes]]:
     name, attributes = record.event_name, record.attributes
     if name == "tool_result":
         tool = attributes.get("tool_name")
         status = "ok" if is_true(attributes.get("success")) else "error"
-        args = parse_tool_parameters(attributes.get("tool_parameters"))
+        args = tool_call_args(attributes.get("tool_parameters"), position)
         return [("tool_call", {"tool": tool, "args": args}), ("tool_output", {"tool": tool, "status": status})]
     if name == "api_request":
         total = as_int(attributes.get("input_tokens")) + as_int(attributes.get("output_tokens"))
@@ -78,7 +92,7 @@ def _mapped(record: LogRecord) -> list[tuple[str, Attributes]]:
         error = ("error_event", {key: attributes[key] for key in ERROR_FIELDS if key in attributes})
         attempt = as_int(attributes.get("attempt"))
         return [error, ("retry_event", {"attempt": attempt})] if attempt > 1 else [error]
-    return [(name or "process_output", attributes)]
+    return [(canonical_type(name) if name else DEFAULT_TYPE, attributes)]
 
 
 def _event(event_type: str, fields: Attributes, event_id: str, time_unix_nano: int | None) -> RunEvent:

@@ -2,12 +2,16 @@
 so finalizing again produces the same ids and the store skips them."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from service.reputation.model import ReputationEvent, event_uuid
+from service.vocab import Category, ExecutionStatus, Readiness
 
-TASK_QUALITY = "task_quality"
+# run_trust is centred on Critiqor's own "ready" threshold (SPEC §7): a ready run at trust 100 counts
+# +1, a review run at most 0, an unsafe run -1 whatever its trust.
+READY_TRUST = 80
+TRUST_SPAN = 20
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,8 @@ class FinalizedRun:
     failure_stage: str = ""
     failure_reason_code: str = ""
     session_composite: float | None = None
+    readiness: str = field(kw_only=True)  # the diagnosis's readiness_level
+    event_count: int = field(kw_only=True)  # the run's events; with none there is no verdict to count
 
     def causes_by_type(self) -> list[tuple[str, str, int]]:
         """One entry per failed type, in cause order: the cause with the largest |impact| (the one that
@@ -37,12 +43,23 @@ class FinalizedRun:
         return list(strongest.values())
 
 
+def run_trust_delta(readiness: str, trust_score: int) -> float:
+    """SPEC §7: ready -> (trust - 80) / 20; review -> min(0, (trust - 80) / 20); unsafe -> -1; in [-1, 1]."""
+    verdict = Readiness(readiness)
+    if verdict == Readiness.UNSAFE:
+        return -1.0
+    delta = (trust_score - READY_TRUST) / TRUST_SPAN
+    if verdict == Readiness.REVIEW:
+        delta = min(0.0, delta)
+    return max(-1.0, min(1.0, delta))
+
+
 def _event(run: FinalizedRun, event_type: str, delta: float, weight: float, **attributes: str) -> ReputationEvent:
     return ReputationEvent(
         event_id=event_uuid(run.tenant, run.run_id, event_type),
         timestamp=run.timestamp,
         identity=run.identity,
-        category=TASK_QUALITY,
+        category=Category.TASK_QUALITY,
         event_type=event_type,
         score_delta=delta,
         weight=weight,
@@ -53,10 +70,12 @@ def _event(run: FinalizedRun, event_type: str, delta: float, weight: float, **at
 
 
 def events_for_run(run: FinalizedRun) -> list[ReputationEvent]:
-    if run.execution_status == "execution_error":
+    if run.execution_status == ExecutionStatus.EXECUTION_ERROR:
         # Infrastructure, not the agent: recorded with weight 0 so it never moves a score.
         return [_event(run, "execution_error", 0.0, 0.0, stage=run.failure_stage, reason=run.failure_reason_code)]
-    events = [_event(run, "run_trust", (run.trust_score - 50) / 50, 1.0)]
+    events = []
+    if run.event_count > 0:  # a run with no events has nothing to judge: no run_trust (SPEC §7)
+        events.append(_event(run, "run_trust", run_trust_delta(run.readiness, run.trust_score), 1.0))
     for failure_type, severity, impact in run.causes_by_type():
         events.append(_event(run, f"failure.{failure_type}", impact / 100, 0.0, severity=severity, impact=str(impact)))
     if run.session_composite is not None:

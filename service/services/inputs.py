@@ -11,7 +11,8 @@ from service.errors import FieldError, TooLarge
 from service.ids import check_id, check_optional_id, check_run_id
 from service.settings import Settings
 from service.store.records import RunRecord
-from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE, RunKind
+from service.traces import TraceRun
+from service.vocab import RunKind
 
 
 @dataclass(frozen=True)
@@ -68,18 +69,6 @@ class SessionInput(_NormalizedOnce):
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
 
-def storable_ms(ms: int) -> bool:
-    return EARLIEST_MS <= ms < LATEST_MS
-
-
-def check_event_times(events: Sequence[Event], prefix: str = "") -> None:
-    """Every timestamp must be storable; the error names the first event that is not."""
-    for index, event in enumerate(events):
-        ms = event.timestamp_ms
-        if ms is not None and not storable_ms(ms):
-            raise FieldError(f"{prefix}events[{index}].timestamp", f"timestamp must lie {TIME_RULE}")
-
-
 def over_limit(holder: str, limit: int, unit: str, sent: str, setting: str, field: str = "") -> TooLarge:
     """A 413 naming the limit and the setting that moves it."""
     return TooLarge(
@@ -112,7 +101,6 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
         raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
     check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
-    check_event_times(normalized, prefix)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
         run_id=check_run_id(run.run_id, f"{prefix}run_id") if run.run_id else None,
@@ -132,3 +120,49 @@ def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[Session
         session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
         for index, run in enumerate(runs)
     ]
+
+
+UNKNOWN_IDENTITY = "unknown"
+
+
+def safe_identity(identity: str | None) -> str:
+    """An identity read from telemetry: one that is not a valid identifier is `unknown`, never an error."""
+    try:
+        return check_id(identity, "identity")
+    except FieldError:
+        return UNKNOWN_IDENTITY
+
+
+def safe_name(value: str | None) -> str:
+    """A suite or task id read from telemetry; one that is not a valid identifier is left out."""
+    try:
+        return check_id(value, "name") if value else ""
+    except FieldError:
+        return ""
+
+
+@dataclass
+class Received:
+    """What an OTLP request did: OTLP reports the rejected items and why (partial success)."""
+
+    accepted: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def reject(self, count: int, reason: str) -> None:
+        if count:
+            self.rejected += count
+            self.reasons.append(reason)
+
+
+def trace_spec(mapped: TraceRun) -> RunSpec:
+    """A trace-born run's names as its spans give them (SPEC §3.4); unusable values are left out."""
+    trial = mapped.trial if mapped.trial is not None and mapped.trial >= 0 else None
+    return RunSpec(
+        identity=safe_identity(mapped.identity),
+        run_id=mapped.run_id,
+        suite=safe_name(mapped.suite),
+        task_id=safe_name(mapped.task_id),
+        trial=trial,
+        kind=RunKind.TRACE,
+    )

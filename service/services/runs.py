@@ -4,17 +4,29 @@ Batch-first: finalizing N runs costs one INSERT per table, so harnesses can send
 Re-finalizing returns the stored result and writes nothing. Within a finalize, the run's own row is
 written last: a crash before it leaves the run open, and the retry converges (failures collapse by
 key, reputation events are skipped by id).
+
+A whole run posted again under a run_id already finalized (a retry, `repute ingest` run twice) answers
+the stored result when it is the same run, and is a conflict naming what differs when it is not: a
+run_id names one run, and silently keeping the first of two different runs would hide a harness bug.
+Identity, suite, task id, trial and metadata are compared with the stored record. The events are
+compared by `content_hash`, a sha256 of the events as canonical JSON (keys sorted) that the finalize
+stores on the run: one serialization of the events when a run is written, no read of its events back
+when it is posted again, and it still holds after the events' TTL has dropped them. Runs finalized
+before the column existed (migration 0008) have no hash, and their events are not compared. The
+`execution` object is not compared: the stored outcome stands.
 """
 
+import hashlib
+import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import ClientError, Conflict, NotFound
+from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -23,27 +35,37 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
-    check_event_times,
     check_run_size,
     new_run_id,
+    trace_spec,
 )
 from service.services.locks import holding, run_lock
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store import sessions as session_store
+from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
+from service.traces import decode_span, map_run
 from service.vocab import ExecutionStatus, RunKind, RunStatus
 
+log = logging.getLogger("repute.runs")
 # How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
 UNDIAGNOSABLE_STAGE = "evaluator"
 UNDIAGNOSABLE_REASON = "evaluator_error"
 MESSAGE_CHARS = 1000
+# Runs whose events come from OTLP telemetry, and where it is received.
+FED_BY_OTLP: dict[str, str] = {RunKind.SESSION: "/v1/logs", RunKind.TRACE: "/v1/traces"}
 
 
 def canonical_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def content_hash(events: Sequence[Any]) -> str:
+    """What a run was finalized from, for telling a repeated post from a different run."""
+    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRecord:
@@ -91,13 +113,12 @@ def append_events(
     """Appends a batch (all or nothing); returns the run's event count afterwards."""
     now = to_millis(now)
     normalized = normalize_events(list(events))
-    check_event_times(normalized)
     with run_lock(tenant, run_id):
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             raise Conflict(f"run {run_id} is finalized; it takes no more events")
-        if run.kind == RunKind.SESSION:  # its events are mapped from its log records when it is finalized
-            raise Conflict(f"run {run_id} is an OTLP session; send its records to /v1/logs")
+        if run.kind in FED_BY_OTLP:  # its events are mapped from its telemetry when it is finalized
+            raise Conflict(f"run {run_id} is an OTLP {run.kind}; send its telemetry to {FED_BY_OTLP[run.kind]}")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
         check_run_size(len(events), max_events, "events", stored=first_seq)
         run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
@@ -126,7 +147,9 @@ def primary_failure_of(view: dict[str, Any]) -> str | None:
 def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
     diagnosis = diagnose(request.events)
     view = diagnosis.to_dict()
-    outcome = classify_execution(request.execution, request.events, view["trust_score"], pass_threshold)
+    outcome = classify_execution(
+        request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+    )
     started_at, ended_at = _timestamps(request.normalized_events)
     performance = request.session_performance
     evidence = view["evidence_summary"]
@@ -154,6 +177,7 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
         total_tokens=view["cost_analysis"]["total_tokens"],
         diagnosis=diagnosis.canonical_json().decode(),
         diagnosis_hash=view["diagnosis_hash"],
+        content_hash=content_hash(request.events),
     )
     causes = view["failure_causes"]
     failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
@@ -174,6 +198,8 @@ def _emission_view(record: RunRecord, outcome: ExecutionOutcome, causes: list[di
         failure_stage=record.failure_stage,
         failure_reason_code=record.failure_reason_code,
         session_composite=record.session_composite,
+        readiness=record.readiness,
+        event_count=record.event_count,
     )
 
 
@@ -198,12 +224,46 @@ def finalize_run(
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             return run
+        performance = None
         if run.kind == RunKind.SESSION:
             events, performance = session_material(store, run, now)
+        elif run.kind == RunKind.TRACE:
+            run, events, traced = trace_material(store, run, now)
+            execution = execution or traced
         else:
-            events, performance = run_store.load_event_payloads(store, tenant, run_id), None
+            events = run_store.load_event_payloads(store, tenant, run_id)
         request = FinalizeRequest(run, events, execution, performance)
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+@dataclass
+class Sweep:
+    """What one pass of a background finalizer did."""
+
+    finalized: int = 0
+    undiagnosable: int = 0  # finalized as execution errors naming why
+    retried: int = 0  # an unexpected failure: left open for the next pass
+
+
+def finalize_each(store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float) -> Sweep:
+    """Finalizes each (tenant, run id) in turn. A run that cannot be finalized never holds up the
+    others (of any tenant); only the store being down ends the pass."""
+    sweep = Sweep()
+    for tenant, run_id in due:
+        try:
+            finalize_run(store, tenant, run_id, None, now, pass_threshold)
+            sweep.finalized += 1
+        except StoreUnavailable:
+            raise
+        except ClientError as error:
+            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
+            log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, error.located())
+            finalize_undiagnosable(store, tenant, run_id, error, now, pass_threshold)
+            sweep.undiagnosable += 1
+        except Exception:
+            log.exception("run %s of tenant %s could not be finalized; retried next pass", run_id, tenant)
+            sweep.retried += 1
+    return sweep
 
 
 def finalize_undiagnosable(
@@ -235,6 +295,26 @@ def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[
     return events, accumulator.score(masque=run.identity).to_dict()
 
 
+def trace_material(
+    store: Store, run: RunRecord, now: datetime
+) -> tuple[RunRecord, list[dict[str, Any]], dict[str, Any] | None]:
+    """A trace-born run with the names its spans give, its run events (SPEC §3.4 mapping, stored so
+    /events shows them with their span ids) and the execution error its spans show, if any."""
+    spans = [decode_span(payload) for payload in trace_store.load_payloads(store, run.tenant, run.run_id)]
+    mapped = map_run(run.run_id, spans)
+    spec = trace_spec(mapped)
+    named = replace(
+        run,
+        identity=spec.identity if mapped.identity else run.identity,
+        suite=spec.suite or run.suite,
+        task_id=spec.task_id or run.task_id,
+        trial=run.trial if spec.trial is None else spec.trial,
+    )
+    normalized = normalize_events(mapped.events)
+    run_store.insert_events(store, run_store.event_rows(run.tenant, run.run_id, normalized, 0, now))
+    return named, mapped.events, mapped.execution
+
+
 @dataclass(frozen=True)
 class Ingested:
     record: RunRecord
@@ -244,8 +324,9 @@ class Ingested:
 def ingest_sessions(
     store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
 ) -> list[Ingested]:
-    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
-    one that is open (being streamed through /v1/runs) is a conflict."""
+    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched when
+    the run sent is the same, and is a conflict when it differs; one that is open (being streamed through
+    /v1/runs) is a conflict."""
     now = to_millis(now)
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
@@ -257,8 +338,9 @@ def ingest_sessions(
                 raise Conflict(f"run {run_id} is open; append its events and finalize it instead")
         existing = run_store.get_runs(store, tenant, list(states)) if states else {}
         requests, rows = [], []
-        for run_id, session in zip(run_ids, sessions, strict=True):
+        for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
             if run_id in existing:
+                _require_same(existing[run_id], session, f"sessions[{index}]." if len(sessions) > 1 else "")
                 continue
             rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
             base = new_record(tenant, session.spec, run_id, now)
@@ -275,10 +357,38 @@ def ingest_sessions(
         ]
 
 
+def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None:
+    """A run posted again must be the stored one; a conflict names each field that differs."""
+    spec = session.spec
+    sent = {
+        "identity": spec.identity,
+        "suite": spec.suite,
+        "task_id": spec.task_id,
+        "trial": spec.trial,
+        "metadata": canonical_text(spec.metadata),
+    }
+    differ = [name for name, value in sent.items() if getattr(stored, name) != value]
+    if stored.content_hash and stored.content_hash != content_hash(session.events):
+        differ.append("events")
+    if differ:
+        raise Conflict(
+            f"run {stored.run_id} already exists with a different {', '.join(differ)}: a run_id names one run",
+            field=prefix + differ[0],
+        )
+
+
 def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
 
 
-def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
-    stored_run(store, tenant, run_id)
-    return run_store.list_events(store, tenant, run_id, offset, limit)
+@dataclass(frozen=True)
+class EventPage:
+    events: list[dict[str, Any]]
+    total: int  # the run's events, all pages
+
+
+def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> EventPage:
+    """A page of a run's events from position `first_seq` on, and how many the run holds."""
+    run = stored_run(store, tenant, run_id)
+    total = run.event_count if run.finalized else run_store.next_event_seq(store, tenant, run_id)
+    return EventPage(run_store.list_events(store, tenant, run_id, first_seq, limit), total)

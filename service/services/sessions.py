@@ -1,24 +1,19 @@
 """OTLP log sessions (SPEC §3.2, §5). Records received over /v1/logs are stored per `session.id`; each
 session is a run (run_id = session id, kind "session") that is finalized explicitly or, once it has
 been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
-(see service.services.runs.finalize_run). Files go the one-shot way: `repute ingest` scores whole sessions."""
+(see service.services.runs.finalize_run)."""
 
-import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from service.diagnosis import InputError
 from service.diagnosis.events import timestamp_ms_of
-from service.errors import ClientError, FieldError, StoreUnavailable
-from service.ids import RUN_ID_RULE, check_id, check_run_id, is_run_id
+from service.ids import RUN_ID_RULE, is_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
-from service.judge.otlp_json import decode_json_body
 from service.judge.records import encode_record, record_id
 from service.services import runs
-from service.services.inputs import RunSpec, SessionInput, storable_ms
+from service.services.inputs import Received, RunSpec, safe_identity
 from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
@@ -27,29 +22,12 @@ from service.store.records import RunRecord
 from service.store.rows import to_millis
 from service.vocab import TIME_RULE, RunKind
 
-UNKNOWN_IDENTITY = "unknown"
-log = logging.getLogger("repute.sessions")
 
-
-@dataclass
-class Received:
-    """What a /v1/logs request did: OTLP reports the rejected records and why (partial success)."""
-
-    accepted: int = 0
-    rejected: int = 0
-    reasons: list[str] = field(default_factory=list)
-
-    def reject(self, count: int, reason: str) -> None:
-        if count:
-            self.rejected += count
-            self.reasons.append(reason)
-
-
-def _identity(records: Iterable[LogRecord], rule: IdentityRule, fallback: str | None) -> str:
+def _identity(records: Iterable[LogRecord], rule: IdentityRule) -> str | None:
     accumulator = SessionAccumulator("", rule)
     for record in records:
         accumulator.add(record)
-    return accumulator.identity or fallback or UNKNOWN_IDENTITY
+    return accumulator.identity
 
 
 def _record_rows(
@@ -91,7 +69,7 @@ def receive(
                 received.reject(len(records), f"session {session_id} {refusal}; its records were not stored")
                 continue
             if run is None:
-                identity = _safe_identity(_identity(records, rule, None))
+                identity = safe_identity(_identity(records, rule))
                 spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
                 opened.append(runs.new_record(tenant, spec, session_id, now))
             rows.extend(_record_rows(tenant, session_id, records, event_counts, now))
@@ -135,65 +113,12 @@ def _storable_time(record: LogRecord) -> bool:
     nanos = record.time_unix_nano
     if nanos is None:
         return True
-    millis = nanos // 1_000_000
     try:
-        return storable_ms(millis) and timestamp_ms_of({"timestamp": nanos}, 0) == millis
+        return timestamp_ms_of({"timestamp": nanos}, 0) == nanos // 1_000_000
     except InputError:
         return False
 
 
-def _safe_identity(identity: str) -> str:
-    try:
-        return check_id(identity, "identity")
-    except FieldError:
-        return UNKNOWN_IDENTITY
-
-
-@dataclass
-class Sweep:
-    """What one pass of the idle-session sweeper did."""
-
-    finalized: int = 0
-    undiagnosable: int = 0  # finalized as execution errors naming why
-    retried: int = 0  # an unexpected failure: left open for the next pass
-
-
-def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> Sweep:
-    """Finalizes every open session that has been idle for `idle`. One session that cannot be
-    finalized never holds up the others (of any tenant); only the store being down ends the pass."""
-    sweep = Sweep()
-    for tenant, session_id in session_store.idle_sessions(store, now - idle):
-        try:
-            runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
-            sweep.finalized += 1
-        except StoreUnavailable:
-            raise
-        except ClientError as error:
-            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
-            log.warning("session %s of tenant %s cannot be diagnosed: %s", session_id, tenant, error.located())
-            runs.finalize_undiagnosable(store, tenant, session_id, error, now, pass_threshold)
-            sweep.undiagnosable += 1
-        except Exception:
-            log.exception("session %s of tenant %s could not be finalized; retried next pass", session_id, tenant)
-            sweep.retried += 1
-    return sweep
-
-
-def sessions_from_file(path: Path, identity: str | None, identity_names: Sequence[str]) -> list[SessionInput]:
-    """Every session of a Collector file-exporter log, whole, for one-shot ingest (scored and mapped)."""
-    records: list[LogRecord] = []
-    with path.open("rb") as lines:
-        for line in lines:
-            if line.strip():
-                records.extend(decode_json_body(line).records)
-    rule = IdentityRule(identity_names)
-    sessions = []
-    for session_id, group in group_by_session(records).items():
-        accumulator = SessionAccumulator(session_id, rule)
-        for record in group:
-            accumulator.add(record)
-        who = check_id(accumulator.identity or identity or UNKNOWN_IDENTITY, f"session {session_id} identity")
-        spec = RunSpec(identity=who, run_id=check_run_id(session_id, "session.id"), kind=RunKind.SESSION)
-        performance = accumulator.score(masque=who).to_dict()
-        sessions.append(SessionInput(spec, to_run_events(group), None, performance))
-    return sessions
+def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> runs.Sweep:
+    """Finalizes every open session that has been idle for `idle` (see runs.finalize_each)."""
+    return runs.finalize_each(store, session_store.idle_sessions(store, now - idle), now, pass_threshold)

@@ -3,13 +3,14 @@
 import contextlib
 import fcntl
 import os
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
-from clickhouse_connect.driver.exceptions import ClickHouseError
+from clickhouse_connect.driver.exceptions import ClickHouseError, ProgrammingError
 
 from service.errors import StoreLocked, StoreUnavailable
 from service.settings import Settings
@@ -25,6 +26,24 @@ def _database_of(dsn: str, default: str) -> str:
 def _server_dsn(dsn: str) -> str:
     parts = urlsplit(dsn)
     return parts._replace(path="").geturl()
+
+
+_EXCEPTION = re.compile(r"Code: (\d+)\. DB::Exception: ")
+_INNER_ERROR = "e.what() = "
+_VERSION = re.compile(r"\s*\(version [^()]*(\([^()]*\))?[^()]*\)\.?\s*$")
+
+
+def one_line(exc: BaseException) -> str:
+    """A ClickHouse error as one readable line: the reason without the `Code: N. DB::Exception:` prefix,
+    the stack trace or the version, and the code at the end; any other error as its first line."""
+    text = str(exc).strip() or type(exc).__name__
+    found = _EXCEPTION.search(text)
+    if found is None:
+        return text.splitlines()[0]
+    reason = text[found.end() :].strip().split(", Stack trace")[0].splitlines()[0]
+    reason = reason.split(_INNER_ERROR, 1)[-1]
+    reason = _VERSION.sub("", reason).rstrip(". ")
+    return f"{reason} (ClickHouse error {found.group(1)})"
 
 
 def _owner_pid(status: Path) -> int | None:
@@ -65,13 +84,20 @@ def _locked(path: Path) -> StoreLocked:
     return StoreLocked(f"the embedded store at {path} is in use by another process (a running `repute serve`?)")
 
 
+def _without_credentials(dsn: str) -> str:
+    parts = urlsplit(dsn)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def _open(dsn: str, database: str | None) -> Client:
     if dsn.startswith("chdb://"):
         return _open_embedded(Path(dsn.removeprefix("chdb://")), database)
     try:
         return clickhouse_connect.get_client(dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False)
+    except ProgrammingError as exc:
+        raise StoreUnavailable(f"cannot open ClickHouse at {_without_credentials(dsn)}: {one_line(exc)}") from exc
     except (ClickHouseError, OSError) as exc:
-        raise StoreUnavailable(f"cannot reach ClickHouse: {exc}") from exc
+        raise StoreUnavailable(f"cannot reach ClickHouse: {one_line(exc)}") from exc
 
 
 def _open_embedded(path: Path, database: str | None) -> Client:
@@ -82,7 +108,7 @@ def _open_embedded(path: Path, database: str | None) -> Client:
     except (ClickHouseError, OSError) as exc:
         if _locked_by_another_process(path):  # it started between the look and the open
             raise _locked(path) from exc
-        raise StoreUnavailable(f"cannot open the embedded store at {path}: {exc}") from exc
+        raise StoreUnavailable(f"cannot open the embedded store at {path}: {one_line(exc)}") from exc
 
 
 class Store:
@@ -99,11 +125,19 @@ class Store:
 
     def _ensure_database(self) -> None:
         if self.dsn.startswith("chdb://"):
-            Path(self.dsn.removeprefix("chdb://")).mkdir(parents=True, exist_ok=True)
+            path = Path(self.dsn.removeprefix("chdb://"))
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot create the embedded store at {path}: {exc.strerror or exc}") from exc
         bootstrap = _open(self.dsn, None)
         try:
             on_cluster = f" ON CLUSTER {self.settings.cluster}" if self.settings.cluster else ""
             bootstrap.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`{on_cluster} ENGINE = Atomic")
+        except ClickHouseError as exc:
+            raise StoreUnavailable(
+                f"cannot open ClickHouse at {_without_credentials(self.dsn)}: {one_line(exc)}"
+            ) from exc
         finally:
             if not self.dsn.startswith("chdb://"):
                 bootstrap.close()

@@ -2,19 +2,40 @@
 
 Every statement is `IF NOT EXISTS`, so two processes migrating at once, or a run cut short and
 repeated, converge on the same schema; the record table collapses duplicate rows by version.
+
+The files ship inside the package (service/migrations) and are read through importlib.resources. Each
+applied file is recorded with the checksum of its template (before settings are rendered in, so changing
+a setting such as a TTL does not look like an edited file); an applied file whose content has changed
+since stops the migration: a schema change belongs in a new file.
 """
 
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
+from service.errors import MigrationError
 from service.settings import Settings
 from service.store.client import Store
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS: Traversable = files("service") / "migrations"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+class NoMigrationsFound(MigrationError):
+    def __init__(self, source: Traversable) -> None:
+        super().__init__(f"no migration files (NNNN_name.sql) found in {source}: the installation is incomplete")
+
+
+class AppliedMigrationChanged(MigrationError):
+    def __init__(self, file_name: str) -> None:
+        super().__init__(
+            f"migration {file_name} was changed after it was applied: restore it and put the change in a new migration"
+        )
+        self.file_name = file_name
+
 
 _RECORD_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations {on_cluster}
@@ -33,7 +54,11 @@ ORDER BY version
 class Migration:
     version: int
     name: str
-    sql: str
+    sql: str  # the template as written, with {{placeholders}}
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.sql"
 
     @property
     def checksum(self) -> str:
@@ -46,6 +71,7 @@ def template_values(settings: Settings) -> dict[str, str]:
         "replicated": "Replicated" if settings.cluster else "",
         "run_events_ttl_days": str(int(settings.run_events_ttl_days)),
         "reputation_refresh_seconds": str(int(settings.reputation_refresh_seconds)),
+        "reputation_half_life_days": repr(float(settings.reputation_half_life_days or 0)),
     }
 
 
@@ -67,33 +93,51 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
-def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+def _sql_files(source: Traversable) -> list[Traversable]:
+    if not source.is_dir():
+        return []
+    return sorted((entry for entry in source.iterdir() if entry.name.endswith(".sql")), key=lambda entry: entry.name)
+
+
+def discover(source: Traversable = MIGRATIONS) -> list[Migration]:
+    found = _sql_files(source)
+    if not found:
+        raise NoMigrationsFound(source)
     migrations = []
-    for path in sorted(directory.glob("*.sql")):
-        match = _FILE_NAME.match(path.name)
+    for file in found:
+        match = _FILE_NAME.match(file.name)
         if not match:
-            raise ValueError(f"migration file name must look like 0001_name.sql: {path.name}")
-        migrations.append(Migration(int(match.group(1)), path.stem, path.read_text()))
+            raise MigrationError(f"migration file name must look like 0001_name.sql: {file.name}")
+        migrations.append(Migration(int(match.group(1)), file.name.removesuffix(".sql"), file.read_text("utf-8")))
     versions = [m.version for m in migrations]
     if len(set(versions)) != len(versions):
-        raise ValueError("two migration files share a version number")
+        raise MigrationError("two migration files share a version number")
     return migrations
 
 
-def applied_versions(store: Store) -> set[int]:
-    rows = store.client.query("SELECT version FROM schema_migrations FINAL").result_rows
-    return {row[0] for row in rows}
+def _recorded_checksums(store: Store) -> dict[int, str]:
+    """The checksum recorded for each applied version."""
+    rows = store.client.query("SELECT version, checksum FROM schema_migrations FINAL").result_rows
+    return {version: checksum for version, checksum in rows}
 
 
-def migrate(store: Store) -> list[str]:
+def _verify_unchanged(migrations: list[Migration], recorded: dict[int, str]) -> None:
+    for migration in migrations:
+        if migration.version in recorded and recorded[migration.version] != migration.checksum:
+            raise AppliedMigrationChanged(migration.file_name)
+
+
+def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
     """Applies pending migrations; returns the names applied (empty when up to date)."""
+    migrations = discover(source)
     values = template_values(store.settings)
     client = store.client
     client.command(_RECORD_TABLE.format(**values))
-    done = applied_versions(store)
+    recorded = _recorded_checksums(store)
+    _verify_unchanged(migrations, recorded)
     applied = []
-    for migration in discover():
-        if migration.version in done:
+    for migration in migrations:
+        if migration.version in recorded:
             continue
         for statement in split_statements(render(migration.sql, values)):
             client.command(statement)
@@ -106,6 +150,6 @@ def migrate(store: Store) -> list[str]:
     return applied
 
 
-def pending(store: Store) -> list[str]:
-    done = applied_versions(store)
-    return [m.name for m in discover() if m.version not in done]
+def pending(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
+    done = _recorded_checksums(store)
+    return [m.name for m in discover(source) if m.version not in done]

@@ -47,6 +47,23 @@ export const trustBand = (trust) => (trust >= READY_TRUST ? "ready" : trust >= U
 const READINESS_CLASSES = ["ready", "review", "unsafe"]; // in READINESS_LEVELS' order, best first
 export const readinessClass = (level) => READINESS_CLASSES[READINESS_LEVELS.indexOf(level)] ?? "none";
 
+/**
+ * Why a run's readiness is worse than its trust band, or null when they agree. The rule (SPEC §4): a
+ * critical cause makes a run unsafe and a high one makes it review, whatever its trust.
+ */
+export function belowBandReason(trust, level) {
+  const band = READINESS_CLASSES.indexOf(trustBand(trust));
+  const verdict = READINESS_CLASSES.indexOf(readinessClass(level));
+  if (verdict <= band) return null;
+  return verdict === 2 ? "a critical-severity cause makes it unsafe" : "a high-severity cause makes it review";
+}
+
+/** A run that stopped on its infrastructure: it has no quality verdict. */
+export const isExecutionError = (run) => run.execution_status === "execution_error";
+
+/** "setup / toolchain_missing", or "" when the run names neither. */
+export const executionErrorWhere = (run) => [run.failure_stage, run.failure_reason_code].filter(Boolean).join(" / ");
+
 /** One stable colour slot (0..5) per failure type, shared by the graph, chips and evidence rows. */
 export const failureSlot = (type) => {
   const known = FAILURE_TYPES.indexOf(type);

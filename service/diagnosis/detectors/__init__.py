@@ -19,6 +19,7 @@ DETECTORS: tuple[Detector, ...] = (
     cost_explosion.DETECTOR,
     skill_failure.DETECTOR,
 )
+# The score dimensions and the failure types, in the registry's order (the vocabulary's share of it).
 DIMENSIONS: tuple[str, ...] = tuple(d.dimension for d in DETECTORS)
 FAILURE_TYPES: tuple[str, ...] = tuple(d.failure_type for d in DETECTORS)
 

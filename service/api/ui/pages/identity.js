@@ -1,10 +1,10 @@
-// Agent health: trust per run over time on the readiness bands, the 90-day reputation with its
-// confidence and trends, and the failures behind it.
+// Agent health: the 90-day reputation with its confidence and trends, the failures behind it, and over
+// time the reputation of each day next to the trust of each run on the readiness bands.
 
-import { identityRuns, reputation } from "../api.js";
+import { HISTORY_DAYS, identityRuns, reputation, reputationHistory } from "../api.js";
 import { bar, el, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
-import { trustChart } from "../charts.js";
+import { reputationChart, trustChart } from "../charts.js";
 import { identityRunsHref, trendView } from "../widgets.js";
 
 const trendSince = (trend, before, days, field) => [
@@ -46,14 +46,23 @@ function renderFailures(region, report) {
 }
 
 function renderTrust(region, { runs, next_cursor: more }, identity) {
-  const quality = runs.filter((run) => run.trust_score !== null && run.execution_status !== "execution_error");
-  const excluded = runs.filter((run) => run.execution_status === "execution_error").length;
+  const quality = runs.filter((run) => run.trust_score !== null);
+  const excluded = runs.filter(format.isExecutionError).length;
+  let belowBand = 0;
   if (quality.length === 0) {
     region.append(el("p", { class: "empty" }, "No diagnosed runs to chart yet."));
   } else {
     const points = quality.map((run) => ({ runId: run.run_id, time: Date.parse(run.run_at), trust: run.trust_score, readiness: run.readiness_level }));
-    region.append(el("div", { class: "chart" }, trustChart(points)));
+    const chart = trustChart(points);
+    belowBand = chart.belowBand;
+    region.append(el("div", { class: "chart" }, chart.picture));
   }
+  region.append(
+    el("p", { class: "hint band-rule" },
+      "Bands are trust alone; a point's colour is its readiness, which a cause can lower whatever the trust: ",
+      "a high-severity cause makes a run review, a critical one unsafe. ",
+      belowBand > 0 && el("strong", { "data-field": "below-band" }, `${belowBand} run${belowBand === 1 ? " is" : "s are"} below ${belowBand === 1 ? "its" : "their"} band (ringed).`)),
+  );
   const notes = [
     more && `The latest ${runs.length} runs are shown.`,
     excluded > 0 && `${excluded} execution error${excluded === 1 ? "" : "s"} left out (infrastructure, not the agent).`,
@@ -63,22 +72,37 @@ function renderTrust(region, { runs, next_cursor: more }, identity) {
   );
 }
 
+function renderHistory(region, { days }) {
+  if (!days.some((day) => day.reputation !== null)) {
+    region.append(el("p", { class: "empty" }, `No reputation in the last ${days.length} days.`));
+    return;
+  }
+  region.append(
+    el("div", { class: "chart" }, reputationChart(days)),
+    el("p", { class: "hint" }, "Each day's score over the 90 days that end on it; 50 is neutral (runs at trust 80 on average)."),
+  );
+}
+
 export function renderIdentity(page, identity) {
   document.title = `${identity} · agent health · Repute`;
   const report = reputation(identity);
   const runs = identityRuns(identity);
+  const history = reputationHistory(identity);
   page.append(
     el("p", { class: "crumbs" }, el("a", { href: "#/fleet" }, "← Fleet")),
     el("h1", { tabindex: "-1" }, "Agent health: ", el("span", { "data-field": "identity" }, identity)),
   );
   const grid = el("div", { class: "grid" });
-  page.append(grid);
+  const charts = el("div", { class: "chart-grid" });
+  page.append(grid, charts);
   const reputationRegion = section(grid, "Reputation (90 days)");
   const failuresRegion = section(grid, "Failures by type (90 days)");
-  const trustRegion = section(page, "Trust per run");
+  const historyRegion = section(charts, `Reputation over ${HISTORY_DAYS} days`);
+  const trustRegion = section(charts, "Trust per run");
   return fillAll([
     { region: reputationRegion, request: report, render: renderReputation },
     { region: failuresRegion, request: report, render: renderFailures },
+    { region: historyRegion, request: history, render: renderHistory },
     { region: trustRegion, request: runs, render: (region, answer) => renderTrust(region, answer, identity) },
   ]);
 }

@@ -1,0 +1,43 @@
+"""Spans grouped into runs (SPEC §3.4): by conversation id, else by trace; and the root's arrival."""
+
+from service.traces import group_runs, root_arrived, run_key, trace_conversations
+from tests.traces_support import MS, T0, TRACE_A, TRACE_B, make_span
+
+A, B = TRACE_A.hex(), TRACE_B.hex()
+
+
+def test_a_trace_without_conversation_id_is_a_run_keyed_by_its_trace_id() -> None:
+    spans = [make_span(1), make_span(2, parent=1), make_span(3, trace_id=TRACE_B)]
+    assert group_runs(spans) == {A: spans[:2], B: spans[2:]}
+
+
+def test_spans_of_one_conversation_id_are_one_run_across_traces() -> None:
+    turn_1 = [make_span(1, attributes={"gen_ai.conversation.id": "conv-7"}), make_span(2, parent=1)]
+    turn_2 = [make_span(3, trace_id=TRACE_B, attributes={"gen_ai.conversation.id": "conv-7"})]
+    assert group_runs([*turn_1, *turn_2]) == {"conv-7": [*turn_1, *turn_2]}
+
+
+def test_a_span_naming_its_own_conversation_keeps_it() -> None:
+    root = make_span(1, attributes={"gen_ai.conversation.id": "outer"})
+    handoff = make_span(2, parent=1, attributes={"gen_ai.conversation.id": 42})
+    child = make_span(3, parent=2)
+    assert group_runs([child, handoff, root]) == {"outer": [child, root], "42": [handoff]}
+
+
+def test_a_trace_takes_its_roots_conversation_before_its_earlier_spans() -> None:
+    child = make_span(2, parent=1, start=T0, attributes={"gen_ai.conversation.id": "child-conv"})
+    root = make_span(1, start=T0 + MS, attributes={"gen_ai.conversation.id": "root-conv"})
+    other = make_span(3, parent=1, start=T0 + 2 * MS)
+    assert trace_conversations([other, child, root]) == {A: "root-conv"}
+    assert run_key(other, trace_conversations([other, child, root])) == "root-conv"
+    assert run_key(other, {}) == A
+
+
+def test_empty_conversation_ids_do_not_count() -> None:
+    assert group_runs([make_span(1, attributes={"gen_ai.conversation.id": ""})]).keys() == {A}
+
+
+def test_the_root_arrives_with_the_span_without_parent() -> None:
+    assert not root_arrived([make_span(2, parent=1), make_span(3, parent=2)])
+    assert root_arrived([make_span(2, parent=1), make_span(1)])
+    assert not root_arrived([])
