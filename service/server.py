@@ -1,14 +1,17 @@
-"""`repute serve`: uvicorn on the app. In embedded mode it records its URL in the data directory so
+"""`repute serve`: uvicorn on the app. In embedded mode the server owns the store: a second server on
+the same data directory refuses to start, and the owner records its URL there (once it listens) so
 CLI commands go through it instead of fighting over the store's lock."""
 
 import logging
+import signal
+from types import FrameType
 
 import uvicorn
 
 from service import __version__
 from service.api.access_log import configure_access_log
 from service.api.app import create_app
-from service.client.server_file import write_server_file
+from service.client.server_file import remove_own_server_file, write_server_file
 from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
@@ -16,12 +19,8 @@ from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 log = logging.getLogger("repute.server")
 
 
-def _announce_admin_key(settings: Settings, created_key: str | None) -> None:
-    path = settings.data_dir / ADMIN_KEY_FILE
-    if created_key:
-        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created_key}", flush=True)
-    elif path.exists():
-        print(f"admin key: {path.read_text().strip()}  (from {path})", flush=True)
+def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # the status a shell reports for a process ended by that signal
 
 
 def banner(url: str) -> str:
@@ -40,13 +39,20 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
     created = holder.first_admin_key
-    _announce_admin_key(settings, created.key if created else None)
+    if created is not None:  # shown once, when created: logs of later starts never hold it
+        path = settings.data_dir / ADMIN_KEY_FILE
+        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created.key}", flush=True)
     url = f"http://{host}:{port}"
-    print(banner(url), flush=True)
-    server_file = write_server_file(settings.data_dir, url) if settings.embedded else None
     configure_access_log()
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
+    listening = server.config.bind_socket()
+    print(banner(url), flush=True)
+    record = write_server_file(settings.data_dir, url) if settings.embedded else None
+    # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
+    # the process before the record is removed.
+    signal.signal(signal.SIGTERM, _leave_through_finally)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+        server.run(sockets=[listening])
     finally:
-        if server_file is not None:
-            server_file.unlink(missing_ok=True)
+        if record is not None:
+            remove_own_server_file(record)

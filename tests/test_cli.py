@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import orjson
 from typer.testing import CliRunner
 
 from service.cli import app as cli
+from service.testing.live import free_port, start_server_process
 from tests.conftest import FIXTURES
 
 
@@ -94,6 +96,60 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 0
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
+
+
+def _serve_second(data_dir: Path) -> subprocess.CompletedProcess:
+    """A second `repute serve` on a data directory that a running server owns: it must not stay up."""
+    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
+    command = [sys.executable, "-m", "service", "serve", "--port", str(free_port())]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return subprocess.CompletedProcess(command, process.returncode, output, "")
+
+
+def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path: Path) -> None:
+    data_dir, port = tmp_path / "owned", free_port()
+    owner = start_server_process(data_dir, port)
+    record = data_dir / "server.json"
+    try:
+        second = _serve_second(data_dir)
+        lines = [line for line in second.stdout.splitlines() if line.strip()]
+        assert second.returncode != 0
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "in use by another process" in lines[0], lines
+        assert orjson.loads(record.read_bytes()) == {"url": f"http://127.0.0.1:{port}", "pid": owner.pid}
+
+        through_server = _run(data_dir, "runs", "--json")
+        assert through_server.returncode == 0 and orjson.loads(through_server.stdout) == []
+        record.rename(tmp_path / "hidden.json")  # a CLI that cannot find the owner opens the store itself
+        locked = _run(data_dir, "runs", "--json")
+        (tmp_path / "hidden.json").rename(record)
+        assert locked.returncode == 2
+        assert locked.stderr.startswith("error: ") and "in use by another process" in locked.stderr
+        assert "Code: 76" not in locked.stderr and len(locked.stderr.strip().splitlines()) == 1, locked.stderr
+    finally:
+        owner.send_signal(signal.SIGTERM)
+        owner.wait(timeout=30)
+    assert not record.exists()
+
+
+def _output_of_a_start(data_dir: Path) -> str:
+    server = start_server_process(data_dir, free_port())
+    server.send_signal(signal.SIGTERM)
+    output, _ = server.communicate(timeout=30)
+    return output.decode()
+
+
+def test_the_admin_key_is_printed_once_when_created(tmp_path: Path) -> None:
+    data_dir = tmp_path / "keyed"
+    first = _output_of_a_start(data_dir)
+    key = (data_dir / "admin.key").read_text().strip()
+    assert key in first
+    assert key not in _output_of_a_start(data_dir)
 
 
 # What an edit of 0001_runs.sql after it was applied looks like to the store: another recorded checksum.

@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from service.diagnosis import InputError
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
@@ -41,6 +42,14 @@ def problem_response(
     if errors:
         body["errors"] = list(errors)
     return Response(orjson.dumps(body), status_code=status, media_type=PROBLEM_TYPE, headers=headers)
+
+
+async def send_problem(
+    scope: Scope, receive: Receive, send: Send, status: int, detail: str, headers: Mapping[str, str] | None = None
+) -> None:
+    """A problem answered by ASGI middleware, which runs outside the app's exception handlers."""
+    response = problem_response(Request(scope), status, _title(status), detail, headers=headers)
+    await response(scope, receive, send)
 
 
 def field_path(loc: Sequence[Any]) -> str:

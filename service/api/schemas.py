@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier
+from service.ids import Identifier, RunIdentifier
 from service.store.rows import storable
 from service.vocab import SCOPES, TIME_RULE, Category, ExecutionStatus, Scope
 
@@ -30,7 +30,7 @@ class Strict(BaseModel):
 
 
 class RunOpen(Strict):
-    run_id: Identifier | None = Field(default=None, description="generated when absent")
+    run_id: RunIdentifier | None = Field(default=None, description="generated when absent")
     identity: Identifier = Field(description="the agent whose reputation this run affects")
     suite: Identifier | None = None
     task_id: Identifier | None = None

@@ -17,6 +17,7 @@ before the column existed (migration 0008) have no hash, and their events are no
 """
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -25,7 +26,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import Conflict, FieldError, NotFound
+from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -34,6 +35,7 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
+    check_run_size,
     new_run_id,
     trace_spec,
 )
@@ -47,6 +49,14 @@ from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
 from service.traces import decode_span, map_run
 from service.vocab import ExecutionStatus, RunKind, RunStatus
+
+log = logging.getLogger("repute.runs")
+# How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
+UNDIAGNOSABLE_STAGE = "evaluator"
+UNDIAGNOSABLE_REASON = "evaluator_error"
+MESSAGE_CHARS = 1000
+# Runs whose events come from OTLP telemetry, and where it is received.
+FED_BY_OTLP: dict[str, str] = {RunKind.SESSION: "/v1/logs", RunKind.TRACE: "/v1/traces"}
 
 
 def canonical_text(value: Any) -> str:
@@ -107,11 +117,10 @@ def append_events(
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             raise Conflict(f"run {run_id} is finalized; it takes no more events")
+        if run.kind in FED_BY_OTLP:  # its events are mapped from its telemetry when it is finalized
+            raise Conflict(f"run {run_id} is an OTLP {run.kind}; send its telemetry to {FED_BY_OTLP[run.kind]}")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
-        if first_seq + len(events) > max_events:
-            raise FieldError(
-                "events", f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)"
-            )
+        check_run_size(len(events), max_events, "events", stored=first_seq)
         run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
         return first_seq + len(events)
 
@@ -225,6 +234,54 @@ def finalize_run(
             events = run_store.load_event_payloads(store, tenant, run_id)
         request = FinalizeRequest(run, events, execution, performance)
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+
+
+@dataclass
+class Sweep:
+    """What one pass of a background finalizer did."""
+
+    finalized: int = 0
+    undiagnosable: int = 0  # finalized as execution errors naming why
+    retried: int = 0  # an unexpected failure: left open for the next pass
+
+
+def finalize_each(store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float) -> Sweep:
+    """Finalizes each (tenant, run id) in turn. A run that cannot be finalized never holds up the
+    others (of any tenant); only the store being down ends the pass."""
+    sweep = Sweep()
+    for tenant, run_id in due:
+        try:
+            finalize_run(store, tenant, run_id, None, now, pass_threshold)
+            sweep.finalized += 1
+        except StoreUnavailable:
+            raise
+        except ClientError as error:
+            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
+            log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, error.located())
+            finalize_undiagnosable(store, tenant, run_id, error, now, pass_threshold)
+            sweep.undiagnosable += 1
+        except Exception:
+            log.exception("run %s of tenant %s could not be finalized; retried next pass", run_id, tenant)
+            sweep.retried += 1
+    return sweep
+
+
+def finalize_undiagnosable(
+    store: Store, tenant: str, run_id: str, error: ClientError, now: datetime, pass_threshold: float
+) -> RunRecord:
+    """Finalizes a run whose stored evidence cannot be diagnosed as an execution error of the evaluator
+    stage whose message names the fault, so it stops coming back; its raw evidence stays stored."""
+    execution = {
+        "status": ExecutionStatus.EXECUTION_ERROR,
+        "stage": UNDIAGNOSABLE_STAGE,
+        "reason": UNDIAGNOSABLE_REASON,
+        "message": f"the stored evidence cannot be diagnosed: {error.located()}"[:MESSAGE_CHARS],
+    }
+    with run_lock(tenant, run_id):
+        run = stored_run(store, tenant, run_id)
+        if run.finalized:
+            return run
+        return finalize_batch(store, tenant, [FinalizeRequest(run, [], execution)], now, pass_threshold)[0]
 
 
 def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -7,7 +7,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Admin, Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 from service.api.schemas import (
     Credibility,
     History,
@@ -22,7 +22,7 @@ from service.api.schemas import (
 from service.services import reputation
 from service.services.views import position_cursor, position_of
 
-router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
 FLEET_CURSOR = "identities"
 
 _PAYMENT = {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}

@@ -9,13 +9,13 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
 from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
 from service.services import runs
-from service.services.inputs import RunSpec
+from service.services.inputs import RunSpec, check_request_size
 from service.services.views import (
     decode_cursor,
     encode_cursor,
@@ -26,7 +26,7 @@ from service.services.views import (
 )
 from service.vocab import ExecutionStatus, Readiness, RunStatus
 
-router = APIRouter(prefix="/v1", tags=["runs"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["runs"], route_class=KeyFirstRoute)
 EVENTS_CURSOR = "events"
 
 EVENTS_BODY = request_body(
@@ -61,7 +61,8 @@ async def append_events(
     metrics: MetricsDep,
     now: Now,
 ) -> Any:
-    events = parse_run(await request.body()).events
+    events = (await parse_body(request, parse_run)).events
+    check_request_size(len(events), settings.max_events_per_request, field="events")
     total = await run_in_threadpool(
         runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
     )

@@ -8,14 +8,14 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.diagnosis import RunInput, parse_run, parse_runs
-from service.services.inputs import session_input
+from service.services.inputs import session_inputs
 from service.services.runs import Ingested, ingest_sessions
 from service.services.views import run_summary
 
-router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["sessions"], route_class=KeyFirstRoute)
 VERDICT_FIELDS = (
     "run_id", "execution_status", "failure_stage", "failure_reason_code", "trust_score", "readiness_level",
     "primary_failure", "tool_calls",
@@ -67,13 +67,11 @@ class _Ingest:
         self.store, self.settings, self.metrics, self.now = store, settings, metrics, now
 
     async def __call__(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
-        limit = self.settings.max_events_per_run
-        sessions = [
-            session_input(run, f"sessions[{i}]" if len(inputs) > 1 else "", limit) for i, run in enumerate(inputs)
-        ]
-        results = await run_in_threadpool(
-            ingest_sessions, self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold
-        )
+        def validate_and_ingest() -> list[Ingested]:
+            sessions = session_inputs(inputs, self.settings)
+            return ingest_sessions(self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold)
+
+        results = await run_in_threadpool(validate_and_ingest)
         created = [r for r in results if r.created]
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
@@ -92,7 +90,7 @@ IngestDep = Annotated[_Ingest, Depends()]
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
 async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    run = parse_run(await request.body())
+    run = await parse_body(request, parse_run)
     result = (await ingest(principal.tenant, [run]))[0]
     body = {**_verdict(result), "diagnosis": orjson.Fragment(result.record.diagnosis)}
     return _json(body, 201 if result.created else 200)
@@ -106,5 +104,5 @@ async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -
     openapi_extra=BATCH_BODY,
 )
 async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    inputs = parse_runs(await request.body())
+    inputs = await parse_body(request, parse_runs)
     return _json({"results": [_verdict(r) for r in await ingest(principal.tenant, inputs)]}, 201)

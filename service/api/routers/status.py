@@ -7,10 +7,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from service.api.deps import Read, StoreDep
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 from service.services.status import tenant_status
 
-router = APIRouter(prefix="/v1", tags=["health"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["health"], route_class=KeyFirstRoute)
 
 
 class StoreState(BaseModel):
