@@ -160,3 +160,20 @@ def test_a_run_stored_before_content_hashes_is_compared_by_its_record(embedded_s
     other_events = SessionInput(spec, [{"event": "decision"}, {"event": "decision"}])
     [again] = ingest_sessions(embedded_store, tenant, [other_events], now, 0.8)
     assert again.created is False and again.record.content_hash == ""
+
+
+def _posted_as(client, fixture: str, identity: str, runs: int) -> None:
+    session = orjson.loads((FIXTURES / fixture).read_bytes())
+    batch = [{**session, "identity": identity, "run_id": f"{identity}-{n}"} for n in range(runs)]
+    assert client.post("/v1/sessions/batch", content=orjson.dumps(batch)).status_code == 201
+
+
+def test_reputation_tells_an_unsafe_agent_from_a_ready_one(client) -> None:
+    """SPEC §7 of 2026-11-23: run_trust is centred on the ready threshold, so an agent whose every run is
+    unsafe (trust 90 here, but a critical loop) ends near 0 and one whose every run is ready at 100 at 100."""
+    _posted_as(client, "session_loop.json", "agent-always-unsafe", 5)
+    _posted_as(client, "session_clean.json", "agent-always-ready", 5)
+    unsafe = client.get("/v1/identities/agent-always-unsafe/reputation", params={"as_of": "2026-11-20"}).json()
+    ready = client.get("/v1/identities/agent-always-ready/reputation", params={"as_of": "2026-11-20"}).json()
+    assert unsafe["overall"] < 10 and unsafe["categories"]["task_quality"] == 0
+    assert ready["overall"] == 100
