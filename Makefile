@@ -30,9 +30,10 @@ lint: install
 test: install browser lint
 	$(PY) -m pytest -q
 
+# Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
 run: install
 	$(PY) -m service migrate
-	$(PY) -m service serve --host 127.0.0.1 --port 8000
+	$(PY) -m service serve
 
 bench: install
 	$(PY) -m bench

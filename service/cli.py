@@ -1,43 +1,119 @@
-"""The `repute` command line. Each command is thin: it parses options and calls a service module."""
+"""The `repute` command line. Each command is thin: it parses options and calls a service module.
+
+Exit codes, the same for every command: 0 done; 1 a negative answer (not found, a gate that fails, a
+status that is not healthy); 2 the command could not do what was asked (a usage error, bad input, a
+file that failed, a store or server that refused or could not be reached). Errors are one line on
+stderr, never a traceback.
+"""
 
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
-import orjson
 import typer
 from rich.console import Console
-from rich.table import Column, Table
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from service import __version__
+from service.diagnosis.failure_types import FailureType
 from service.settings import get_settings
+from service.terminal import MISSING, print_json, print_table
+from service.vocab import ExecutionStatus, Readiness, RunStatus, Scope
 
 if TYPE_CHECKING:
     from service.client import ApiClient
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Repute: agent run diagnosis and reputation.")
-keys_app = typer.Typer(no_args_is_help=True, help="Manage API keys.")
+OK, NEGATIVE, USAGE = 0, 1, 2
+
+
+def _no_type_placeholders(params: list[Any]) -> list[Any]:
+    """Help shows names, never type placeholders: a flag takes no value (Typer would print `<bool>`), and
+    an argument's metavar already says what it is (Typer would add `<path>`)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+        elif isinstance(param, TyperArgument):
+            param.display_type_rich = _no_type  # type: ignore[method-assign]
+    return params
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_type_placeholders(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_type_placeholders(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    def command(self, *args: Any, **kwargs: Any) -> Any:
+        return super().command(*args, cls=_Command, **kwargs)
+
+
+def choices(enum: type[StrEnum]) -> str:
+    """The metavar of an option with a fixed set of values: the values themselves."""
+    return "[" + "|".join(enum) + "]"
+
+
+app = _Typer(cls=_Group, no_args_is_help=True, help="Repute: agent run diagnosis and reputation.")
+keys_app = _Typer(cls=_Group, no_args_is_help=True, help="Manage API keys.")
 app.add_typer(keys_app, name="keys")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
+JsonFlag = Annotated[bool, typer.Option("--json", help="machine-stable JSON")]
+WideFlag = Annotated[bool, typer.Option("--wide", help="one line per row, however long (a terminal folds long cells)")]
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        out.print(f"repute {__version__}", highlight=False)
+        raise typer.Exit()
+
 
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """Repute: agent run diagnosis and reputation."""
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+def fail(message: str, code: int = USAGE) -> NoReturn:
     """One line on stderr and an exit code; never a traceback."""
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
-def print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2, default=str).decode())
-    sys.stdout.write("\n")
+def not_found(message: str) -> NoReturn:
+    fail(message, NEGATIVE)
+
+
+@contextmanager
+def store_errors() -> Iterator[None]:
+    """A store that cannot be opened, migrated or queried is one line and exit 2."""
+    from clickhouse_connect.driver.exceptions import ClickHouseError
+
+    from service.errors import MigrationError, StoreUnavailable
+    from service.store.client import one_line
+
+    try:
+        yield
+    except (StoreUnavailable, MigrationError) as exc:
+        fail(str(exc))
+    except ClickHouseError as exc:
+        fail(f"the store failed: {one_line(exc)}")
 
 
 @contextmanager
@@ -45,12 +121,14 @@ def api() -> Iterator["ApiClient"]:
     """The API: a running server that owns this store, else the app in this process. A refusal is one
     line on stderr and exit 2; a store that cannot be opened too."""
     from service.client import ApiError, open_client
-    from service.errors import MigrationError, StoreUnavailable
+    from service.terminal import quiet_library_logs
 
-    try:
-        client = open_client(get_settings())
-    except (StoreUnavailable, MigrationError, ApiError) as exc:
-        fail(str(exc))
+    quiet_library_logs()
+    with store_errors():
+        try:
+            client = open_client(get_settings())
+        except ApiError as exc:
+            fail(str(exc))
     try:
         yield client
     except ApiError as exc:
@@ -59,11 +137,20 @@ def api() -> Iterator["ApiClient"]:
         client.close()
 
 
+def _read_input(file: Path) -> bytes:
+    try:
+        return sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+
+
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="bind address (REPUTE_HOST)")] = None,
-    port: Annotated[int | None, typer.Option(help="port (REPUTE_PORT)")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="processes (a ClickHouse server only: embedded is one)")] = 1,
+    host: Annotated[str | None, typer.Option(metavar="HOST", help="bind address (REPUTE_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(metavar="PORT", help="port (REPUTE_PORT)")] = None,
+    workers: Annotated[
+        int, typer.Option(metavar="N", min=1, help="processes (a ClickHouse server only: embedded is one)")
+    ] = 1,
 ) -> None:
     """Serve the REST API (migrates the store first; prints the admin key on first start)."""
     from service.server import serve as run_server
@@ -75,28 +162,27 @@ def serve(
 def migrate() -> None:
     """Apply pending ClickHouse migrations (idempotent)."""
     from service.client.server_file import running_server
-    from service.errors import MigrationError, StoreUnavailable
+    from service.services.setup import prepare_store as apply
     from service.store.client import Store
-    from service.store.migrate import migrate as apply
 
     settings = get_settings()
     if settings.embedded and (url := running_server(settings.data_dir)):
         out.print(f"the server at {url} owns this store and migrated it at start; nothing to do")
         return
-    try:
+    with store_errors():
         store = Store(settings)
         try:
             applied = apply(store)
         finally:
             store.close()
-    except (StoreUnavailable, MigrationError) as exc:
-        fail(str(exc))
     out.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
 
 
 @app.command()
 def diagnose(
-    file: Annotated[Path, typer.Argument(help="a session file (JSON array, run object or NDJSON); '-' for stdin")],
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="a session file (JSON array, run object or NDJSON); '-' for stdin")
+    ],
     text: Annotated[bool, typer.Option("--text", help="a readable report instead of JSON")] = False,
 ) -> None:
     """Diagnose a run offline and print the canonical diagnosis JSON (SPEC section 4)."""
@@ -105,10 +191,7 @@ def diagnose(
     from service.outcome import OutcomeInputError, classify_execution
     from service.run_report import run_text_report
 
-    try:
-        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
-    except OSError as exc:
-        fail(f"cannot read {file}: {exc.strerror or exc}")
+    data = _read_input(file)
     try:
         run = parse_run(data)
         result = diagnose_events(run.events)
@@ -126,9 +209,13 @@ def diagnose(
 
 @app.command()
 def judge(
-    file: Annotated[Path, typer.Argument(help="OTLP JSONL log (the Collector's file exporter)")],
-    session: Annotated[str | None, typer.Option(help="session.id (default: the session that started last)")] = None,
-    masque: Annotated[str | None, typer.Option(help="name to report (default: the session's identity)")] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="OTLP JSONL log (the Collector's file exporter)")],
+    session: Annotated[
+        str | None, typer.Option(metavar="SESSION_ID", help="session.id (default: the session that started last)")
+    ] = None,
+    masque: Annotated[
+        str | None, typer.Option(metavar="NAME", help="name to report (default: the session's identity)")
+    ] = None,
 ) -> None:
     """Score one session of an OTLP log (SPEC section 5) and print it as YAML."""
     from service.judge import OTLPDecodeError, SessionNotFound, judge_log_file
@@ -138,7 +225,7 @@ def judge(
         judgement = judge_log_file(file, session, masque=masque, identity_attributes=identity_attributes)
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}")
-    except (OTLPDecodeError, SessionNotFound) as exc:
+    except (OTLPDecodeError, SessionNotFound) as exc:  # about the file given: an input error
         fail(str(exc))
     if judgement.rejected:
         err.print(f"warning: skipped {judgement.rejected} unreadable log records", markup=False, soft_wrap=True)
@@ -147,73 +234,101 @@ def judge(
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="session files, directories of them, OTLP JSONL files")],
-    identity: Annotated[str | None, typer.Option(help="identity for session files that name none")] = None,
-    batch_size: Annotated[int, typer.Option(min=1, max=5000)] = 200,
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATHS", help="session files, directories of them, OTLP JSONL files")
+    ],
+    identity: Annotated[
+        str | None, typer.Option(metavar="IDENTITY", help="identity for session files that name none")
+    ] = None,
+    batch_size: Annotated[int, typer.Option(metavar="N", min=1, max=5000, help="runs per request")] = 200,
 ) -> None:
-    """Store, finalize and diagnose runs from files; bad files are reported and skipped."""
+    """Store, finalize and diagnose runs from files; a bad file is reported, the others are stored, and the
+    exit code is 2 when any file failed."""
     from service.client.ingest import ingest_paths
 
     with api() as client:
-        summary = ingest_paths(client, paths, identity, batch_size, out, err)
-    out.print(summary.line())
-    if summary.failed and not summary.stored and not summary.existing:
-        raise typer.Exit(1)
+        summary = ingest_paths(client, paths, identity, batch_size, err)
+    out.print(summary.line(), highlight=False)
+    if summary.failed:
+        raise typer.Exit(USAGE)
+
+
+RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
+
+
+def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
+    verdict = (run["trust_score"], run["readiness_level"], run["primary_failure"])
+    return (run["run_id"], run["identity"], *verdict, run["tool_calls"], _outcome(run))
+
+
+def _outcome(run: dict[str, Any]) -> str:
+    """How a run ended, leading with an execution error's stage and reason."""
+    if run["execution_status"] != ExecutionStatus.EXECUTION_ERROR:
+        return (run["execution_status"] or run["status"]).replace("_", " ")
+    where = "/".join(part for part in (run["failure_stage"], run["failure_reason_code"]) if part)
+    return f"execution error ({where})" if where else "execution error"
 
 
 @app.command("runs")
 def list_runs(
-    identity: Annotated[str, typer.Option()] = "",
-    suite: Annotated[str, typer.Option()] = "",
-    readiness: Annotated[str, typer.Option()] = "",
-    execution_status: Annotated[str, typer.Option("--execution-status")] = "",
-    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
-    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+    identity: Annotated[str | None, typer.Option(metavar="IDENTITY")] = None,
+    suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
+    readiness: Annotated[Readiness | None, typer.Option(metavar=choices(Readiness))] = None,
+    execution_status: Annotated[
+        ExecutionStatus | None, typer.Option("--execution-status", metavar=choices(ExecutionStatus))
+    ] = None,
+    primary_failure: Annotated[
+        FailureType | None, typer.Option("--primary-failure", metavar=choices(FailureType))
+    ] = None,
+    status: Annotated[RunStatus | None, typer.Option(metavar=choices(RunStatus))] = None,
+    limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="newest runs to list")] = 50,
+    as_json: JsonFlag = False,
+    wide: WideFlag = False,
 ) -> None:
-    """List runs, newest first."""
-    filters = {"identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status}
+    """List runs, newest first. An execution error has no trust: it shows its stage and reason instead."""
+    filters = {
+        "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
+        "primary_failure": primary_failure, "status": status,
+    }  # fmt: skip
     with api() as client:
-        params = {name: value for name, value in filters.items() if value}
+        params = {name: str(value) for name, value in filters.items() if value}
         rows = client.json("GET", "/v1/runs", params={**params, "limit": limit})["runs"]
     if as_json:
         print_json(rows)
         return
-    ids = (Column("run id", no_wrap=True), Column("identity", no_wrap=True))
-    table = Table(*ids, "trust", "readiness", "primary failure", "tool calls", "status")
-    for row in rows:
-        table.add_row(
-            row["run_id"],
-            row["identity"],
-            "" if row["trust_score"] is None else str(row["trust_score"]),
-            row["readiness_level"],
-            row["primary_failure"] or "",
-            str(row["tool_calls"]),
-            row["execution_status"] or row["status"],
-        )
-    out.print(table)
+    print_table(out, RUN_COLUMNS, [_run_cells(row) for row in rows], wide, ids=("run_id", "identity"))
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    return MISSING if value is None else f"{value:.{digits}f}"
+
+
+def _day(text: str | None, option: str) -> date:
+    try:
+        return date.fromisoformat(text) if text else datetime.now(UTC).date()
+    except ValueError:
+        fail(f"{option} must be YYYY-MM-DD, got {text!r}")
 
 
 @app.command()
 def reputation(
-    identity: Annotated[str, typer.Argument()],
-    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD (default today, UTC)")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+    identity: Annotated[str, typer.Argument(metavar="IDENTITY")],
+    as_of: Annotated[str | None, typer.Option("--as-of", metavar="YYYY-MM-DD", help="default today, UTC")] = None,
+    as_json: JsonFlag = False,
+    explain: Annotated[bool, typer.Option("--explain", help="what moved the score: event types, top runs")] = False,
 ) -> None:
     """An identity's 90-day reputation, confidence and trends."""
-    try:
-        day = date.fromisoformat(as_of) if as_of else datetime.now(UTC).date()
-    except ValueError:
-        fail(f"--as-of must be YYYY-MM-DD, got {as_of!r}")
+    day = _day(as_of, "--as-of")
+    path = f"/v1/identities/{identity}/reputation" + ("/explain" if explain else "")
     with api() as client:
-        found = client.json("GET", f"/v1/identities/{identity}/reputation", params={"as_of": day.isoformat()})
+        found = client.json("GET", path, params={"as_of": day.isoformat()})
     if found is None:
-        fail(f"no identity {identity!r}", 1)
+        not_found(f"no identity {identity!r}")
     if as_json:
         print_json(found)
+        return
+    if explain:
+        _print_explanation(found)
         return
     out.print(f"[bold]{identity}[/] as of {found['as_of']} (90 days)")
     out.print(f"overall {_fmt(found['overall'])}  confidence {found['confidence']:.2f}  events {found['events']}")
@@ -224,16 +339,26 @@ def reputation(
         out.print(f"  failure {failure}: {count}")
 
 
+def _print_explanation(found: dict[str, Any]) -> None:
+    out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
+    for category, line in found["changes"].items():
+        out.print(f"  {category}: {line}", highlight=False)
+    columns = ("reference_type", "reference_id", "events", "weighted_delta")
+    print_table(out, columns, [[r[name] for name in columns] for r in found["top_references"]], ids=("reference_id",))
+    for capped in found["capped"]:
+        out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
+
+
 @app.command()
 def summary(
-    suite: Annotated[str, typer.Option(help="the suite to summarise")],
-    as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False,
+    suite: Annotated[str, typer.Option(metavar="SUITE", help="the suite to summarise")],
+    as_json: JsonFlag = False,
 ) -> None:
     """Suite summary: tasks after trial aggregation, execution errors kept apart from quality."""
     with api() as client:
         found = client.request("GET", f"/v1/suites/{suite}/summary", params={"format": "json" if as_json else "text"})
     if found is None:
-        fail(f"no finalized run in suite {suite!r}", 1)
+        not_found(f"no finalized run in suite {suite!r}")
     if as_json:
         print_json(found.json())
     else:
@@ -242,16 +367,23 @@ def summary(
 
 @app.command()
 def gate(
-    file: Annotated[Path | None, typer.Argument(help="a session file to diagnose offline ('-' for stdin)")] = None,
-    run_id: Annotated[str | None, typer.Option("--run", help="a stored run instead of a file")] = None,
-    min_trust: Annotated[int, typer.Option("--min-trust", min=0, max=100)] = 80,
+    file: Annotated[
+        Path | None, typer.Argument(metavar="FILE", help="a session file to diagnose offline ('-' for stdin)")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run", metavar="RUN_ID", help="a stored run instead of a file")
+    ] = None,
+    min_trust: Annotated[int, typer.Option("--min-trust", metavar="N", min=0, max=100)] = 80,
     allow_review: Annotated[bool, typer.Option("--allow-review", help="accept review_recommended")] = False,
-    suite: Annotated[str | None, typer.Option(help="with --max-execution-error-rate: the suite to check")] = None,
+    suite: Annotated[
+        str | None, typer.Option(metavar="SUITE", help="with --max-execution-error-rate: the suite to check")
+    ] = None,
     max_error_rate: Annotated[
-        float | None, typer.Option("--max-execution-error-rate", min=0.0, max=1.0, help="a suite's limit, 0..1")
+        float | None,
+        typer.Option("--max-execution-error-rate", metavar="RATE", min=0.0, max=1.0, help="a suite's limit"),
     ] = None,
 ) -> None:
-    """A CI/CD gate: exit 0 pass, 1 fail, 2 usage error; one line says why."""
+    """A CI/CD gate: exit 0 pass, 1 fail (or no such run or suite), 2 usage error; one line says why."""
     from service.diagnosis import InputError
     from service.gate import gate_run, gate_suite_errors, verdict_of_file
 
@@ -264,31 +396,28 @@ def gate(
         with api() as client:
             found = client.json("GET", f"/v1/suites/{suite}/summary")
         if found is None:
-            fail(f"no finalized run in suite {suite!r}")
+            not_found(f"no finalized run in suite {suite!r}")
         result = gate_suite_errors(found, max_error_rate)
     elif run_id is not None:
         with api() as client:
             run = client.json("GET", f"/v1/runs/{run_id}")
         if run is None:
-            fail(f"no run {run_id!r}")
+            not_found(f"no run {run_id!r}")
         result = gate_run(run, min_trust, allow_review)
     else:
         assert file is not None  # exactly one of the three was given
-        verdict: dict[str, Any] = {}
+        data = _read_input(file)
         try:
-            data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
             verdict = verdict_of_file(data, get_settings().quality_pass_threshold)
-        except OSError as exc:
-            fail(f"cannot read {file}: {exc.strerror or exc}")
         except InputError as exc:
             fail(f"{file}: {exc.located()}")
         result = gate_run(verdict, min_trust, allow_review)
     out.print(result.message, markup=False, highlight=False)
-    raise typer.Exit(0 if result.passed else 1)
+    raise typer.Exit(OK if result.passed else NEGATIVE)
 
 
 @app.command()
-def alerts(as_json: Annotated[bool, typer.Option("--json", help="machine-stable JSON")] = False) -> None:
+def alerts(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     """Fleet degradation alerts firing now (thresholds: REPUTE_ALERT_* settings)."""
     with api() as client:
         found = client.json("GET", "/v1/alerts")
@@ -296,28 +425,75 @@ def alerts(as_json: Annotated[bool, typer.Option("--json", help="machine-stable 
         print_json(found)
         return
     if not found["alerts"]:
-        out.print(f"no alert firing (evaluated at {found['evaluated_at']})")
+        err.print(f"no alert firing (evaluated at {found['evaluated_at']})", highlight=False)
         return
-    table = Table("alert", "severity", "subject", "message")
-    for alert in found["alerts"]:
-        table.add_row(alert["alert"], alert["severity"], alert["subject"], alert["message"])
-    out.print(table)
+    columns = ("alert", "severity", "subject", "value", "baseline", "message")
+    rows = [[alert[name] for name in columns] for alert in found["alerts"]]
+    print_table(out, columns, rows, wide, ids=("subject",))
+
+
+@app.command()
+def status(as_json: JsonFlag = False) -> None:
+    """Is everything up: the server (if one owns the store), the store, the migrations, what the store
+    holds and when a run was last finalized. Exit 0 healthy, 1 not."""
+    from clickhouse_connect.driver.exceptions import ClickHouseError
+
+    from service.client import ApiError, open_client
+    from service.client.server_file import running_server
+    from service.errors import MigrationError, StoreUnavailable
+    from service.store.client import one_line
+    from service.terminal import quiet_library_logs
+
+    quiet_library_logs()
+    settings = get_settings()
+    server = running_server(settings.data_dir) if settings.embedded else None
+    report: dict[str, Any] = {"server": {"running": server is not None, "url": server}}
+    try:
+        with open_client(settings) as client:
+            report |= client.json("GET", "/v1/status")
+    except (StoreUnavailable, MigrationError, ApiError, ClickHouseError) as exc:
+        report |= {"store": {"reachable": False, "error": one_line(exc)}}
+    healthy = report["store"]["reachable"] and not report["migrations"]["pending"]
+    if as_json:
+        print_json(report)
+    else:
+        print_table(out, ("check", "state"), _status_rows(report, settings.dsn))
+    raise typer.Exit(OK if healthy else NEGATIVE)
+
+
+def _status_rows(report: dict[str, Any], dsn: str) -> list[tuple[str, str]]:
+    server = report["server"]
+    where = f"running at {server['url']} (UI {server['url']}/ui/)" if server["running"] else "not running"
+    store = report["store"]
+    if not store["reachable"]:
+        return [("server", where), ("store", f"unreachable: {store['error']}")]
+    pending = report["migrations"]["pending"]
+    last = report["last_finalized_at"]
+    return [
+        ("server", where),
+        ("store", f"reachable ({store['engine']}: {dsn})"),
+        ("migrations", f"{report['migrations']['applied']} applied, " + (", ".join(pending) or "none") + " pending"),
+        ("tenant", report["tenant"]),
+        ("runs", f"{report['runs']} ({report['identities']} identities)"),
+        ("last finalize", f"{last[:19].replace('T', ' ')} UTC" if last else "never"),
+        ("version", report["version"]),
+    ]
 
 
 @app.command()
 def demo(
-    days: Annotated[int, typer.Option(min=14, max=365, help="days of history, ending now")] = 30,
-    identities: Annotated[int, typer.Option(min=2, max=1000, help="agents in the fleet")] = 24,
-    seed: Annotated[int, typer.Option(help="the same seed gives the same fleet")] = 7,
-    tenant: Annotated[str, typer.Option()] = "default",
+    days: Annotated[int, typer.Option(metavar="N", min=14, max=365, help="days of history, ending now")] = 30,
+    identities: Annotated[int, typer.Option(metavar="N", min=2, max=1000, help="agents in the fleet")] = 24,
+    seed: Annotated[int, typer.Option(metavar="N", help="the same seed gives the same fleet")] = 7,
+    tenant: Annotated[str, typer.Option(metavar="TENANT")] = "default",
 ) -> None:
     """Fill the configured store with a synthetic fleet, so the dashboards and alerts have something to show."""
     from service.client.server_file import running_server
-    from service.errors import FieldError, MigrationError, StoreUnavailable
+    from service.errors import FieldError
     from service.ids import check_id
     from service.services.demo import DemoOptions, seed_demo
+    from service.services.setup import prepare_store as apply
     from service.store.client import Store
-    from service.store.migrate import migrate as apply
 
     try:
         check_id(tenant, "tenant")
@@ -326,7 +502,7 @@ def demo(
     settings = get_settings()
     if settings.embedded and (url := running_server(settings.data_dir)):
         fail(f"the server at {url} owns this store: stop it, run `repute demo`, then start it again")
-    try:
+    with store_errors():
         store = Store(settings)
         try:
             apply(store)
@@ -334,38 +510,54 @@ def demo(
             summary = seed_demo(store, tenant, options, datetime.now(UTC), settings.quality_pass_threshold)
         finally:
             store.close()
-    except (StoreUnavailable, MigrationError) as exc:
-        fail(str(exc))
     out.print(summary.line(), markup=False, highlight=False, soft_wrap=True)
 
 
 @keys_app.command("create")
 def keys_create(
-    scopes: Annotated[list[str], typer.Option("--scope", help="ingest, read, admin (repeat)")],
-    tenant: Annotated[str, typer.Option()] = "default",
-    name: Annotated[str, typer.Option()] = "",
+    scopes: Annotated[list[Scope], typer.Option("--scope", metavar=choices(Scope), help="repeat for several")],
+    tenant: Annotated[str, typer.Option(metavar="TENANT")] = "default",
+    name: Annotated[str, typer.Option(metavar="NAME", help="what the key is for")] = "",
+    as_json: JsonFlag = False,
 ) -> None:
     """Create a key; the secret is shown once."""
+    body = {"tenant": tenant, "scopes": [str(scope) for scope in scopes], "name": name}
     with api() as client:
-        created = client.json("POST", "/v1/keys", json={"tenant": tenant, "scopes": scopes, "name": name})
-    print_json(created)
+        created = client.json("POST", "/v1/keys", json=body)
+    if as_json:
+        print_json(created)
+        return
+    out.print(f"key {created['id']} for tenant {created['tenant']} ({', '.join(created['scopes'])})", highlight=False)
+    out.print(f"secret, shown once: {created['key']}", markup=False, highlight=False)
 
 
 @keys_app.command("list")
-def keys_list() -> None:
+def keys_list(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     """List keys (never the secrets)."""
     with api() as client:
-        print_json(client.json("GET", "/v1/keys")["keys"])
+        found = client.json("GET", "/v1/keys")["keys"]
+    if as_json:
+        print_json(found)
+        return
+    columns = ("id", "tenant", "scopes", "name", "created_at", "revoked_at")
+    print_table(out, columns, _key_rows(found), wide, ids=("id", "tenant"))
+
+
+def _key_rows(keys: list[dict[str, Any]]) -> list[list[Any]]:
+    return [
+        [key["id"], key["tenant"], ",".join(key["scopes"]), key["name"] or None, key["created_at"], key["revoked_at"]]
+        for key in keys
+    ]
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: Annotated[str, typer.Argument()]) -> None:
+def keys_revoke(key_id: Annotated[str, typer.Argument(metavar="KEY_ID")]) -> None:
     """Revoke a key."""
     with api() as client:
         revoked = client.request("DELETE", f"/v1/keys/{key_id}") is not None
     if not revoked:
-        fail(f"no active key {key_id!r}", 1)
-    out.print(f"revoked {key_id}")
+        not_found(f"no active key {key_id!r}")
+    out.print(f"revoked {key_id}", highlight=False)
 
 
 def main() -> None:

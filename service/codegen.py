@@ -16,7 +16,7 @@ from service import grafana
 from service.diagnosis import DETECTORS, Detector
 from service.diagnosis.scoring import REVIEW_BELOW, UNSAFE_BELOW
 from service.store.queries import load
-from service.vocab import CATEGORIES, SCOPES, ExecutionStatus, Readiness
+from service.vocab import CATEGORIES, SCOPES, ExecutionStatus, Readiness, RunKind
 
 ROOT = Path(__file__).resolve().parents[1]
 UI_VOCABULARY = ROOT / "service" / "api" / "ui" / "vocab.js"
@@ -28,6 +28,7 @@ def ui_vocabulary(detectors: Sequence[Detector] = DETECTORS) -> str:
     constants = {
         "READINESS_LEVELS": list(Readiness),
         "EXECUTION_STATUSES": list(ExecutionStatus),
+        "RUN_KINDS": list(RunKind),
         "FAILURE_TYPES": [d.failure_type for d in detectors],
         "DIMENSIONS": [d.dimension for d in detectors],
         "CATEGORIES": list(CATEGORIES),

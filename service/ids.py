@@ -1,28 +1,45 @@
-"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids."""
+"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids.
+
+Every check is a full match: a `$` anchor would also accept a trailing newline ("agent\\n").
+Run ids (and OTLP session ids, which are run ids) hold no `/`: a run's URL may end in `/graph` or
+`/events`, so `a/graph` could never be read back as a run.
+"""
 
 import re
+from collections.abc import Callable
 from typing import Annotated
 
-from pydantic import StringConstraints
+from pydantic import AfterValidator, WithJsonSchema
 
 from service.errors import FieldError
 
-ID_PATTERN = r"^[A-Za-z0-9._:@/+\-]{1,256}$"
-_ID = re.compile(ID_PATTERN)
+_ID = re.compile(r"[A-Za-z0-9._:@/+\-]{1,256}")
+_RUN_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,256}")
 ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ / + -"
-
-Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+RUN_ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ + - (no /)"
 
 
 class InvalidIdentifier(FieldError):
-    def __init__(self, field: str, value: object) -> None:
-        super().__init__(field, f"{field} must be {ID_RULE}; got {str(value)[:60]!r}")
+    def __init__(self, field: str, value: object, rule: str) -> None:
+        super().__init__(field, f"{field} must be {rule}; got {str(value)[:60]!r}")
+
+
+def _checked(value: object, field: str, pattern: re.Pattern[str], rule: str) -> str:
+    if not isinstance(value, str) or pattern.fullmatch(value) is None:
+        raise InvalidIdentifier(field, value, rule)
+    return value
 
 
 def check_id(value: object, field: str) -> str:
-    if not isinstance(value, str) or not _ID.match(value):
-        raise InvalidIdentifier(field, value)
-    return value
+    return _checked(value, field, _ID, ID_RULE)
+
+
+def check_run_id(value: object, field: str) -> str:
+    return _checked(value, field, _RUN_ID, RUN_ID_RULE)
+
+
+def is_run_id(value: str) -> bool:
+    return _RUN_ID.fullmatch(value) is not None
 
 
 def check_optional_id(value: object, field: str) -> str:
@@ -30,3 +47,21 @@ def check_optional_id(value: object, field: str) -> str:
     if value is None or value == "":
         return ""
     return check_id(value, field)
+
+
+def _validator(pattern: re.Pattern[str], rule: str) -> Callable[[str], str]:
+    def validate(value: str) -> str:
+        if pattern.fullmatch(value) is None:
+            raise ValueError(f"must be {rule}")
+        return value
+
+    return validate
+
+
+def _schema(pattern: re.Pattern[str]) -> WithJsonSchema:
+    return WithJsonSchema({"type": "string", "pattern": f"^{pattern.pattern}$"})
+
+
+# Pydantic field types with the same full match (the schema shows the pattern for clients).
+Identifier = Annotated[str, AfterValidator(_validator(_ID, ID_RULE)), _schema(_ID)]
+RunIdentifier = Annotated[str, AfterValidator(_validator(_RUN_ID, RUN_ID_RULE)), _schema(_RUN_ID)]

@@ -31,6 +31,9 @@ Decisions where the spec is silent:
 - A run without `task_id` is a task of its own, keyed by its run_id.
 - An execution-error task has score 0.0, like its records; quality metrics filter on status.
 - An execution-error task without stage or reason shows "unknown" there, so the breakdowns add up.
+- Flakiness (SPEC §7.1): `flaky_tasks` lists task names (the task id, or the run id of a run without
+  one) in the summary's task order; `pass_all_trials` / `pass_any_trial` are exact fractions of the
+  repeated tasks, null when the suite has none.
 - Text form: "Mean score: n/a" when there is no quality test; "by stage"/"by reason" sections are omitted
   when there is no execution error; the mean is rounded half up; counts in the parenthesis are
   pluralised ("1 quality test"); no trailing newline. A stage or reason with a non-printable character
@@ -41,7 +44,7 @@ import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Protocol
@@ -298,6 +301,21 @@ class TaskOutcome:
     score: float  # mean over trials that are not execution errors; 0.0 for an execution-error task
     stage: str | None
     reason_code: str | None
+    trial_statuses: tuple[ExecutionStatus, ...] = ()  # in trial order
+
+    @property
+    def name(self) -> str:
+        """The task id, or the run id of a run without one."""
+        return self.task_id or self.run_ids[0]
+
+    @property
+    def repeated(self) -> bool:
+        """Two or more trials, not all execution errors: the tasks flakiness is measured on (SPEC §7.1)."""
+        return len(self.trial_statuses) >= 2 and self.status != ExecutionStatus.EXECUTION_ERROR
+
+    @property
+    def quality_trials(self) -> list[ExecutionStatus]:
+        return [status for status in self.trial_statuses if status != ExecutionStatus.EXECUTION_ERROR]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -338,6 +356,7 @@ def aggregate_task(trials: list[RunOutcome]) -> TaskOutcome:
         score=0.0 if mean is None else mean,
         stage=(last.stage or UNKNOWN) if is_error else None,
         reason_code=(last.reason_code or UNKNOWN) if is_error else None,
+        trial_statuses=tuple(run.status for run in ordered),
     )
 
 
@@ -380,6 +399,31 @@ class SuiteSummary:
     def by_reason(self) -> dict[str, int]:
         return _breakdown(task.reason_code for task in self.tasks if task.reason_code is not None)
 
+    @property
+    def flaky_tasks(self) -> list[str]:
+        """Repeated tasks with some trial ok and some a quality failure."""
+        return [
+            task.name
+            for task in self.tasks
+            if task.repeated and {ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE} <= set(task.quality_trials)
+        ]
+
+    def _share_of_repeated(self, passes: Callable[[list[ExecutionStatus]], bool]) -> float | None:
+        repeated = [task for task in self.tasks if task.repeated]
+        if not repeated:
+            return None
+        return sum(passes(task.quality_trials) for task in repeated) / len(repeated)
+
+    @property
+    def pass_all_trials(self) -> float | None:
+        """Share of repeated tasks whose every trial that is not an execution error is ok."""
+        return self._share_of_repeated(lambda trials: all(s == ExecutionStatus.OK for s in trials))
+
+    @property
+    def pass_any_trial(self) -> float | None:
+        """Share of repeated tasks with at least one ok trial."""
+        return self._share_of_repeated(lambda trials: ExecutionStatus.OK in trials)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "suite": self.suite,
@@ -391,6 +435,9 @@ class SuiteSummary:
             "quality_tests": self.quality_tests,
             "by_stage": self.by_stage,
             "by_reason": self.by_reason,
+            "flaky_tasks": self.flaky_tasks,
+            "pass_all_trials": self.pass_all_trials,
+            "pass_any_trial": self.pass_any_trial,
             "tasks": [task.to_dict() for task in self.tasks],
         }
 

@@ -1,15 +1,20 @@
-"""`repute serve`: uvicorn on the app. In embedded mode it records its URL in the data directory so
+"""`repute serve`: uvicorn on the app. In embedded mode the server owns the store: a second server on
+the same data directory refuses to start, and the owner records its URL there (once it listens) so
 CLI commands go through it instead of fighting over the store's lock. On a ClickHouse server it may run
 several worker processes (the service keeps no state outside ClickHouse)."""
 
 import gc
 import logging
+import signal
+from types import FrameType
 
 import uvicorn
 from fastapi import FastAPI
 
+from service import __version__
+from service.api.access_log import configure_access_log
 from service.api.app import create_app
-from service.client.server_file import write_server_file
+from service.client.server_file import remove_own_server_file, write_server_file
 from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings, get_settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
@@ -31,17 +36,18 @@ def _tune_gc() -> None:
 
 def worker_app() -> FastAPI:
     """One worker process's app (`uvicorn --factory`), on the settings of the environment."""
+    configure_access_log()
     app = create_app(get_settings())
     _tune_gc()
     return app
 
 
-def _announce_admin_key(settings: Settings, created_key: str | None) -> None:
-    path = settings.data_dir / ADMIN_KEY_FILE
-    if created_key:
-        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created_key}", flush=True)
-    elif path.exists():
-        print(f"admin key: {path.read_text().strip()}  (from {path})", flush=True)
+def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # the status a shell reports for a process ended by that signal
+
+
+def banner(url: str) -> str:
+    return f"Repute {__version__} on {url}\n  UI        {url}/ui/\n  API docs  {url}/docs\n  API       {url}/v1"
 
 
 def serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> None:
@@ -58,18 +64,29 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
     created = holder.first_admin_key
-    _announce_admin_key(settings, created.key if created else None)
+    if created is not None:  # shown once, when created: logs of later starts never hold it
+        path = settings.data_dir / ADMIN_KEY_FILE
+        print(f"admin key (tenant {DEFAULT_TENANT!r}, shown once; also in {path}):\n{created.key}", flush=True)
+    url = f"http://{host}:{port}"
+    configure_access_log()
     if workers > 1:
         holder.close()  # migrated and keyed once here; each worker opens its own clients
+        print(banner(url), flush=True)
         uvicorn.run(
             "service.server:worker_app", factory=True, workers=workers, host=host, port=port, log_level="info",
             access_log=False,
         )  # fmt: skip
         return
-    server_file = write_server_file(settings.data_dir, f"http://{host}:{port}") if settings.embedded else None
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
+    listening = server.config.bind_socket()
+    print(banner(url), flush=True)
+    record = write_server_file(settings.data_dir, url) if settings.embedded else None
+    # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
+    # the process before the record is removed.
+    signal.signal(signal.SIGTERM, _leave_through_finally)
     _tune_gc()
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+        server.run(sockets=[listening])
     finally:
-        if server_file is not None:
-            server_file.unlink(missing_ok=True)
+        if record is not None:
+            remove_own_server_file(record)

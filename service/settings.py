@@ -20,8 +20,13 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
 
-    max_body_bytes: int = 16 * 1024 * 1024
-    max_events_per_run: int = 100_000
+    # Caps on the work of one request (413 beyond; README "Limits").
+    max_body_bytes: int = Field(default=16 * 1024 * 1024, description="bytes of a request body, also once inflated")
+    max_events_per_run: int = Field(default=100_000, description="events of one run: sent, streamed or OTLP-mapped")
+    max_runs_per_batch: int = Field(default=1_000, description="runs in one POST /v1/sessions/batch")
+    max_events_per_request: int = Field(
+        default=100_000, description="events in one request (a batch's runs together), or OTLP log records"
+    )
     write_concurrency: int = Field(
         default=2,
         ge=1,
@@ -30,6 +35,12 @@ class Settings(BaseSettings):
     )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60
+    reputation_half_life_days: float | None = Field(
+        default=None, gt=0, description="decay half-life of reputation events in days (SPEC §7.1); unset = no decay"
+    )
+    signals_per_source_per_day: int = Field(
+        default=100, ge=0, description="posted events counted per (source, identity, day); the rest are flagged"
+    )
 
     quality_pass_threshold: float = 0.8
     session_idle_minutes: float = 30.0

@@ -1,6 +1,7 @@
 -- Runs of one tenant, latest version of each, newest first, with optional filters ('' / NULL = any)
 -- and keyset pagination on (run_at, run_id). identity and suite never change, so they filter before
--- the de-duplication of versions; the rest change between versions and filter after it.
+-- the de-duplication of versions; the rest change between versions and filter after it. An execution
+-- error has no quality verdict, so the readiness and primary-failure filters never match one.
 SELECT
     run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
     execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
@@ -15,9 +16,10 @@ FROM
     ORDER BY run_id, version DESC
     LIMIT 1 BY run_id
 )
-WHERE ({readiness:String} = '' OR readiness = {readiness:String})
+WHERE ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
   AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
-  AND ({primary_failure:String} = '' OR primary_failure = {primary_failure:String})
+  AND ({primary_failure:String} = ''
+       OR (primary_failure = {primary_failure:String} AND execution_status != 'execution_error'))
   AND ({status:String} = '' OR status = {status:String})
   AND ({since:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at >= {since:Nullable(DateTime64(3, 'UTC'))})
   AND ({until:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at < {until:Nullable(DateTime64(3, 'UTC'))})

@@ -1,23 +1,61 @@
-"""A brute-force recomputation of SPEC §7 from raw events, written independently of the SQL."""
+"""A brute-force recomputation of SPEC §7 and §7.1 from raw events, written independently of the SQL.
+
+An event is a dict with the columns of reputation_events; `source` defaults to `repute` and `capped`
+to false. Credibilities are per source (1 when absent); half_life None means no decay.
+"""
 
 from collections import Counter
 from datetime import date, timedelta
 from typing import Any
 
 WEIGHTS = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
+RUNS_SOURCE = "repute"
+
+
+def apply_caps(posted: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+    """The events in posting order with `capped` set: past `cap` per (source, identity, UTC day), except
+    for the runs' own events."""
+    counted: Counter[tuple[str, str, date]] = Counter()
+    result = []
+    for event in posted:
+        source = event.get("source", RUNS_SOURCE)
+        slot = (source, event["identity"], event["timestamp"].date())
+        capped = source != RUNS_SOURCE and counted[slot] >= cap
+        if not capped:
+            counted[slot] += 1
+        result.append({**event, "source": source, "capped": capped})
+    return result
+
+
+class Model:
+    def __init__(self, credibility: dict[str, float] | None = None, half_life: float | None = None) -> None:
+        self.credibility = credibility or {}
+        self.half_life = half_life
+
+    def source_credibility(self, event: dict[str, Any]) -> float:
+        return self.credibility.get(event.get("source", RUNS_SOURCE), 1.0)
+
+    def factor(self, event: dict[str, Any], as_of: date) -> float:
+        """What multiplies the event's c·w in a window ending at as_of: credibility x decay."""
+        decay = 1.0 if self.half_life is None else 2 ** (-(as_of - event["timestamp"].date()).days / self.half_life)
+        return self.source_credibility(event) * decay
 
 
 def _window(events: list[dict[str, Any]], identity: str, as_of: date) -> list[dict[str, Any]]:
     first = as_of - timedelta(days=89)
-    return [e for e in events if e["identity"] == identity and first <= e["timestamp"].date() <= as_of]
+    return [
+        e
+        for e in events
+        if e["identity"] == identity and first <= e["timestamp"].date() <= as_of and not e.get("capped", False)
+    ]
 
 
-def _overall(window: list[dict[str, Any]]) -> tuple[float | None, dict[str, float | None]]:
+def _overall(window: list[dict[str, Any]], model: Model, as_of: date) -> tuple[float | None, dict[str, float | None]]:
     per_category: dict[str, float | None] = {}
     for category in WEIGHTS:
         chosen = [e for e in window if e["category"] == category]
-        denominator = sum(e["confidence"] * e["weight"] for e in chosen)
-        numerator = sum(e["score_delta"] * e["confidence"] * e["weight"] for e in chosen)
+        denominator = sum(e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
+        numerator = sum(e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
         per_category[category] = numerator / denominator if denominator != 0 else None
     present = {c: s for c, s in per_category.items() if s is not None}
     if not present:
@@ -29,24 +67,32 @@ def _scaled(value: float | None) -> float | None:
     return None if value is None else 50 * (1 + value)
 
 
-def reputation(events: list[dict[str, Any]], identity: str, as_of: date) -> dict[str, Any]:
+def _score_at(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> float | None:
+    return _scaled(_overall(_window(events, identity, as_of), model, as_of)[0])
+
+
+def reputation(events: list[dict[str, Any]], identity: str, as_of: date, model: Model | None = None) -> dict[str, Any]:
+    model = model or Model()
     window = _window(events, identity, as_of)
-    overall, categories = _overall(window)
-    weighted = [e for e in window if e["weight"] > 0]
-    score_7d = _scaled(_overall(_window(events, identity, as_of - timedelta(days=7)))[0])
-    score_30d = _scaled(_overall(_window(events, identity, as_of - timedelta(days=30)))[0])
+    overall, categories = _overall(window, model, as_of)
+    believed = [e for e in window if model.source_credibility(e) > 0]
+    weighted = [e for e in believed if e["weight"] > 0]
+    score_7d = _score_at(events, identity, as_of - timedelta(days=7), model)
+    score_30d = _score_at(events, identity, as_of - timedelta(days=30), model)
     current = _scaled(overall)
     return {
         "overall": current,
         "task_quality": _scaled(categories["task_quality"]),
         "economic": _scaled(categories["economic"]),
         "identity_hygiene": _scaled(categories["identity_hygiene"]),
-        "confidence": min(1.0, len(weighted) / 100),
+        "confidence": min(1.0, sum(model.factor(e, as_of) for e in weighted) / 100),
         "events": len(weighted),
         "positive_events": sum(1 for e in weighted if e["score_delta"] > 0),
         "negative_events": sum(1 for e in weighted if e["score_delta"] < 0),
         "failures": dict(
-            Counter(e["event_type"].removeprefix("failure.") for e in window if e["event_type"].startswith("failure."))
+            Counter(
+                e["event_type"].removeprefix("failure.") for e in believed if e["event_type"].startswith("failure.")
+            )
         ),
         "score_7d_ago": score_7d,
         "score_30d_ago": score_30d,
@@ -62,3 +108,39 @@ def assert_matches(actual: dict[str, Any], expected: dict[str, Any], context: st
             assert abs(got - want) <= 1e-9, f"{context}: {key} = {got}, expected {want}"
         else:
             assert got == want, f"{context}: {key} = {got!r}, expected {want!r}"
+
+
+def _in_window(event: dict[str, Any], identity: str, as_of: date) -> bool:
+    return event["identity"] == identity and as_of - timedelta(days=89) <= event["timestamp"].date() <= as_of
+
+
+def type_contributions(
+    events: list[dict[str, Any]], identity: str, as_of: date, model: Model
+) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """Per (category, event type) of the window ending at as_of: counted events, Σδ·c·w, Σc·w."""
+    result: dict[tuple[str, str], tuple[int, float, float]] = {}
+    for e in _window(events, identity, as_of):
+        if model.source_credibility(e) == 0:
+            continue
+        factor = model.factor(e, as_of)
+        count, moved, weighed = result.get((e["category"], e["event_type"]), (0, 0.0, 0.0))
+        result[(e["category"], e["event_type"])] = (
+            count + 1,
+            moved + e["score_delta"] * e["confidence"] * e["weight"] * factor,
+            weighed + e["confidence"] * e["weight"] * factor,
+        )
+    return result
+
+
+def reference_moves(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> dict[str, float]:
+    """Per reference id of the window ending at as_of: Σδ·c·w of its counted events."""
+    moves: dict[str, float] = {}
+    for e in _window(events, identity, as_of):
+        if e["reference_id"] and model.source_credibility(e) > 0:
+            moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
+            moves[e["reference_id"]] = moves.get(e["reference_id"], 0.0) + moved
+    return moves
+
+
+def capped_by_source(events: list[dict[str, Any]], identity: str, as_of: date) -> dict[str, int]:
+    return dict(Counter(e["source"] for e in events if e.get("capped") and _in_window(e, identity, as_of)))

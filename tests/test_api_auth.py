@@ -1,9 +1,18 @@
 """Walking every route of the OpenAPI schema: no key 401, wrong scope 403, another tenant 404."""
 
+import re
+import signal
+import socket
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 import httpx
 import orjson
 import pytest
 
+from service.testing.live import free_port, start_server_process
 from tests.conftest import FIXTURES
 
 OPEN_ROUTES = {"/healthz", "/readyz"}
@@ -21,7 +30,7 @@ def _routes(base_url: str) -> list[tuple[str, str, str]]:
 
 
 def _required_scope(method: str, path: str) -> str:
-    if path.startswith("/v1/keys") or path == "/metrics":
+    if path.startswith(("/v1/keys", "/v1/sources")) or path == "/metrics":
         return "admin"
     return SCOPE_OF.get(method, "read")
 
@@ -79,3 +88,94 @@ def test_health_is_open(base_url: str, path: str) -> None:
     response = httpx.get(f"{base_url}{path}")
     assert response.status_code == 200
     assert response.json()["status"] in {"ok", "ready"}
+
+
+def _answer_before_the_body(base_url: str, method: str, path: str, authorization: str | None) -> int:
+    """Sends the head of a request that announces a 1 MB body and only 10 bytes of it, and reads the
+    answer: a server that waits for the body before checking the key never answers."""
+    host, port = base_url.removeprefix("http://").split(":")
+    head = f"{method.upper()} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    head += f"Authorization: {authorization}\r\n" if authorization else ""
+    head += "Content-Length: 1000000\r\n\r\n[[],[],[],"
+    with socket.create_connection((host, int(port)), timeout=20) as connection:
+        connection.sendall(head.encode())
+        status_line = connection.makefile("rb").readline().decode()
+    return int(status_line.split()[1])
+
+
+def test_keys_and_scopes_are_checked_before_the_body_is_read(base_url: str, make_client, tenant: str) -> None:
+    for method, path, concrete in _routes(base_url):
+        if path in OPEN_ROUTES:
+            continue
+        needed = _required_scope(method, path)
+        assert _answer_before_the_body(base_url, method, concrete, None) == 401, f"{method} {path}"
+        wrong = make_client(tenant, tuple(s for s in ("ingest", "read", "admin") if s != needed))
+        status = _answer_before_the_body(base_url, method, concrete, wrong.headers["Authorization"])
+        assert status == 403, f"{method} {path} without {needed}"
+
+
+MIB = 1024 * 1024
+# Routes that take a body, each sent 16 MiB of `[[],[],...]` (about 8 million empty arrays once parsed).
+BODY_ROUTES = ("/v1/keys", "/v1/reputation-events", "/v1/runs", "/v1/runs/r/finalize", "/v1/runs/r/events",
+               "/v1/sessions", "/v1/sessions/batch", "/v1/logs", "/v1/traces")  # fmt: skip
+
+
+def _rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def _post(url: str, body: bytes) -> int:
+    return httpx.post(url, content=body, headers={"content-type": "application/json"}, timeout=120).status_code
+
+
+def test_large_bodies_without_a_key_cost_the_server_no_memory(tmp_path: Path) -> None:
+    port = free_port()
+    server = start_server_process(tmp_path / "data", port)
+    base = f"http://127.0.0.1:{port}"
+    body = b"[" + b"[]," * ((16 * MIB - 4) // 3) + b"[]]"
+    assert len(body) <= 16 * MIB
+    try:
+        for _ in range(3):
+            httpx.post(f"{base}/v1/keys", content=b"[]")
+        idle = _rss_bytes(server.pid)
+        peak = idle
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not done.wait(0.02):
+                peak = max(peak, _rss_bytes(server.pid))
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        with ThreadPoolExecutor(len(BODY_ROUTES)) as pool:
+            statuses = list(pool.map(lambda path: _post(f"{base}{path}", body), BODY_ROUTES))
+        done.set()
+        sampler.join()
+        peak = max(peak, _rss_bytes(server.pid))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    assert statuses == [401] * len(BODY_ROUTES)
+    print(f"server RSS idle {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB")
+    assert peak - idle < 100 * MIB, f"idle {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB"
+
+
+def test_requests_without_a_key_cannot_grow_the_metrics(base_url: str, client: httpx.Client) -> None:
+    """Each request names a new method and a new path; after the first few, /metrics stops growing."""
+
+    def strangers(count: int) -> int:
+        for n in range(count):
+            httpx.request(f"M{uuid.uuid4().hex[:12].upper()}", f"{base_url}/v1/runs")
+            httpx.get(f"{base_url}/no/such/path/{uuid.uuid4().hex}/{n}")
+        return len(client.get("/metrics").text)
+
+    strangers(10)  # the first of each kind (and of the /metrics reads themselves) add their label sets
+    warmed = strangers(10)
+    grown = strangers(230)
+    methods = set(re.findall(r'method="([^"]*)"', client.get("/metrics").text))
+    assert methods <= {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"}, methods
+    assert grown - warmed < 256  # counts gain digits; no label set is added

@@ -98,3 +98,82 @@ def test_open_append_finalize_matches_one_shot(client: httpx.Client) -> None:
     assert client.post("/v1/runs/streamed/finalize").json() == finalized.json()
     late = client.post("/v1/runs/streamed/events", json=[{"event": "decision"}])
     assert late.status_code == 409 and late.headers["content-type"] == "application/problem+json"
+
+
+def _multi(**changes) -> dict:
+    return {**orjson.loads((FIXTURES / "session_multi.json").read_bytes()), **changes}
+
+
+def test_a_conflicting_repost_is_a_409_naming_what_differs(client: httpx.Client) -> None:
+    first = _post_multi(client)
+    events = _multi()["events"]
+    reordered_keys = [dict(reversed(list(event.items()))) for event in events]
+    same = client.post("/v1/sessions", json=_multi(events=reordered_keys))
+    assert same.status_code == 200 and same.json()["created"] is False  # the same events, keys in another order
+    assert same.json()["diagnosis_hash"] == first["diagnosis_hash"]
+
+    cases = {
+        "identity": _multi(identity="agent-other"),
+        "events": _multi(events=[*events, {"event": "decision"}]),
+        "task_id": _multi(task_id="t-99"),
+    }
+    for field, body in cases.items():
+        conflict = client.post("/v1/sessions", json=body)
+        assert conflict.status_code == 409, (field, conflict.text)
+        assert conflict.headers["content-type"] == "application/problem+json"
+        assert conflict.json()["errors"][0]["field"] == field and field in conflict.json()["detail"]
+    both = client.post("/v1/sessions", json=_multi(identity="agent-other", events=events[:2])).json()
+    assert "identity, events" in both["detail"]
+
+    batch = client.post("/v1/sessions/batch", json=[_multi(run_id="brand-new"), cases["events"]])
+    assert batch.status_code == 409 and batch.json()["errors"][0]["field"] == "sessions[1].events"
+    assert client.get("/v1/runs/brand-new").status_code == 404  # all or nothing
+    identical = client.post("/v1/sessions/batch", json=[_multi(run_id="brand-new"), _multi()])
+    assert identical.status_code == 201 and [r["created"] for r in identical.json()["results"]] == [True, False]
+    run = client.get("/v1/runs/run-multi-003").json()
+    assert run["identity"] == "agent-atlas" and run["event_count"] == len(events)
+
+
+def test_a_streamed_run_posted_whole_again_is_compared_too(client: httpx.Client) -> None:
+    events = _multi()["events"]
+    assert (
+        client.post("/v1/runs", json={"run_id": "streamed-then-posted", "identity": "agent-atlas"}).status_code == 201
+    )
+    assert client.post("/v1/runs/streamed-then-posted/events", json=events).status_code == 200
+    assert client.post("/v1/runs/streamed-then-posted/finalize").status_code == 200
+    body = {"run_id": "streamed-then-posted", "identity": "agent-atlas", "events": events}
+    assert client.post("/v1/sessions", json=body).status_code == 200
+    assert client.post("/v1/sessions", json={**body, "events": events[:-1]}).status_code == 409
+
+
+def test_a_run_stored_before_content_hashes_is_compared_by_its_record(embedded_store, tenant: str) -> None:
+    from datetime import UTC, datetime
+
+    from service.services.inputs import RunSpec, SessionInput
+    from service.services.runs import ingest_sessions
+    from service.store import runs as run_store
+
+    now = datetime.now(UTC)
+    spec = RunSpec(identity="agent-old", run_id="before-0008")
+    [stored] = ingest_sessions(embedded_store, tenant, [SessionInput(spec, [{"event": "decision"}])], now, 0.8)
+    run_store.insert_runs(embedded_store, [stored.record.with_version(stored.record.version + 1, content_hash="")])
+    other_events = SessionInput(spec, [{"event": "decision"}, {"event": "decision"}])
+    [again] = ingest_sessions(embedded_store, tenant, [other_events], now, 0.8)
+    assert again.created is False and again.record.content_hash == ""
+
+
+def _posted_as(client, fixture: str, identity: str, runs: int) -> None:
+    session = orjson.loads((FIXTURES / fixture).read_bytes())
+    batch = [{**session, "identity": identity, "run_id": f"{identity}-{n}"} for n in range(runs)]
+    assert client.post("/v1/sessions/batch", content=orjson.dumps(batch)).status_code == 201
+
+
+def test_reputation_tells_an_unsafe_agent_from_a_ready_one(client) -> None:
+    """SPEC §7 of 2026-11-23: run_trust is centred on the ready threshold, so an agent whose every run is
+    unsafe (trust 90 here, but a critical loop) ends near 0 and one whose every run is ready at 100 at 100."""
+    _posted_as(client, "session_loop.json", "agent-always-unsafe", 5)
+    _posted_as(client, "session_clean.json", "agent-always-ready", 5)
+    unsafe = client.get("/v1/identities/agent-always-unsafe/reputation", params={"as_of": "2026-11-20"}).json()
+    ready = client.get("/v1/identities/agent-always-ready/reputation", params={"as_of": "2026-11-20"}).json()
+    assert unsafe["overall"] < 10 and unsafe["categories"]["task_quality"] == 0
+    assert ready["overall"] == 100

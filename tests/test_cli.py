@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import orjson
 from typer.testing import CliRunner
 
 from service.cli import app as cli
+from service.testing.live import free_port, start_server_process
 from tests.conftest import FIXTURES
 
 
@@ -30,7 +32,7 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     cli_as(tenant)
     sessions = _fixture_dir(tmp_path)
     ingested = _invoke("ingest", str(sessions), str(FIXTURES / "otlp_claude_code.jsonl"))
-    assert ingested.exit_code == 0, ingested.output
+    assert ingested.exit_code == 2, ingested.output  # one file failed: the others are stored
     assert "6 files: 6 runs stored, 0 already present, 1 files failed" in ingested.stdout
     assert "broken.json (events[0])" in ingested.stderr
     again = _invoke("ingest", str(sessions))
@@ -85,15 +87,69 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert first.returncode == 0 and "applied: 0001_runs" in first.stdout
     assert second.returncode == 0 and "schema is up to date" in second.stdout
     ingested = _run(data_dir, "ingest", str(_fixture_dir(tmp_path)))
-    assert ingested.returncode == 0 and "4 runs stored" in ingested.stdout, ingested.stderr
+    assert ingested.returncode == 2 and "4 runs stored" in ingested.stdout, ingested.stderr
     runs = orjson.loads(_run(data_dir, "runs", "--json").stdout)
     assert len(runs) == 4
-    created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme").stdout)
+    created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme", "--json").stdout)
     assert created["key"].startswith("rpt_") and created["scopes"] == ["read"]
-    listed = orjson.loads(_run(data_dir, "keys", "list").stdout)
+    listed = orjson.loads(_run(data_dir, "keys", "list", "--json").stdout)
     assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 0
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
+
+
+def _serve_second(data_dir: Path) -> subprocess.CompletedProcess:
+    """A second `repute serve` on a data directory that a running server owns: it must not stay up."""
+    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
+    command = [sys.executable, "-m", "service", "serve", "--port", str(free_port())]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return subprocess.CompletedProcess(command, process.returncode, output, "")
+
+
+def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path: Path) -> None:
+    data_dir, port = tmp_path / "owned", free_port()
+    owner = start_server_process(data_dir, port)
+    record = data_dir / "server.json"
+    try:
+        second = _serve_second(data_dir)
+        lines = [line for line in second.stdout.splitlines() if line.strip()]
+        assert second.returncode != 0
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "in use by another process" in lines[0], lines
+        assert orjson.loads(record.read_bytes()) == {"url": f"http://127.0.0.1:{port}", "pid": owner.pid}
+
+        through_server = _run(data_dir, "runs", "--json")
+        assert through_server.returncode == 0 and orjson.loads(through_server.stdout) == []
+        record.rename(tmp_path / "hidden.json")  # a CLI that cannot find the owner opens the store itself
+        locked = _run(data_dir, "runs", "--json")
+        (tmp_path / "hidden.json").rename(record)
+        assert locked.returncode == 2
+        assert locked.stderr.startswith("error: ") and "in use by another process" in locked.stderr
+        assert "Code: 76" not in locked.stderr and len(locked.stderr.strip().splitlines()) == 1, locked.stderr
+    finally:
+        owner.send_signal(signal.SIGTERM)
+        owner.wait(timeout=30)
+    assert not record.exists()
+
+
+def _output_of_a_start(data_dir: Path) -> str:
+    server = start_server_process(data_dir, free_port())
+    server.send_signal(signal.SIGTERM)
+    output, _ = server.communicate(timeout=30)
+    return output.decode()
+
+
+def test_the_admin_key_is_printed_once_when_created(tmp_path: Path) -> None:
+    data_dir = tmp_path / "keyed"
+    first = _output_of_a_start(data_dir)
+    key = (data_dir / "admin.key").read_text().strip()
+    assert key in first
+    assert key not in _output_of_a_start(data_dir)
 
 
 # What an edit of 0001_runs.sql after it was applied looks like to the store: another recorded checksum.

@@ -3,6 +3,7 @@
 import gzip
 import signal
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import orjson
@@ -15,11 +16,23 @@ from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 
-from service.testing.live import free_port, start_server_process, wait_until
+from service.api.app import create_app
+from service.judge.otlp import make_record
+from service.judge.records import encode_record, record_id
+from service.services import runs
+from service.services.inputs import RunSpec
+from service.settings import Settings
+from service.store import runs as run_store
+from service.store import sessions as session_store
+from service.store.client import Store
+from service.testing.live import free_port, serve_in_thread, start_server_process, wait_until
+from service.vocab import RunKind
 from tests.conftest import FIXTURES
+from tests.traces_support import proto_span, request_of
 
 T0 = 1_763_700_000_000_000_000  # 2025-11-21T04:40:00Z in unix nanoseconds
 SECOND = 1_000_000_000
+JSON = "application/json"
 
 
 def _claude_code_session(session_id: str) -> list[tuple[int, str, dict]]:
@@ -194,3 +207,130 @@ def test_idle_sessions_are_finalized_by_the_sweeper_after_a_restart(tmp_path) ->
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+YEAR_1971_NS = 31_536_000 * SECOND  # read back as microseconds once mapped: the year 2969
+YEAR_2201_NS = 7_300_000_000 * SECOND
+
+
+def _records_body(session_id: str, times: list[int]) -> bytes:
+    attributes = [{"key": "session.id", "value": {"stringValue": session_id}}]
+    records = [
+        {"timeUnixNano": str(t), "eventName": "claude_code.user_prompt", "attributes": attributes} for t in times
+    ]
+    return orjson.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]})
+
+
+def _post_records(client: httpx.Client, session_id: str, times: list[int]) -> dict:
+    response = client.post("/v1/logs", content=_records_body(session_id, times), headers={"content-type": JSON})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_record_times_are_checked_on_receipt(client: httpx.Client) -> None:
+    answer = _post_records(client, "p-1", [1, YEAR_1971_NS, YEAR_2201_NS, T0])
+    assert answer["partialSuccess"]["rejectedLogRecords"] == "3"
+    assert "timeUnixNano must lie between 1970-05-01 and 2149-01-01" in answer["partialSuccess"]["errorMessage"]
+    assert _post_records(client, "p-2", [1])["partialSuccess"]["rejectedLogRecords"] == "1"
+    assert client.get("/v1/runs/p-2").status_code == 404
+
+    finalized = client.post("/v1/runs/p-1/finalize")
+    assert finalized.status_code == 200, finalized.text
+    assert finalized.json()["event_count"] == 1 and finalized.json()["started_at"] == "2025-11-21T04:40:00Z"
+
+
+def _store_session_unchecked(store: Store, tenant: str, session_id: str, time_unix_nano: int) -> None:
+    """A session as the receiver stored it before record times were checked."""
+    record = make_record(time_unix_nano, None, "user_prompt", None, {"session.id": session_id}, {})
+    spec = RunSpec(identity="agent", run_id=session_id, kind=RunKind.SESSION)
+    an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    row = [tenant, session_id, record_id(record), time_unix_nano, encode_record(record), an_hour_ago, 1]
+    session_store.insert_records(store, [row])
+    run_store.insert_runs(store, [runs.new_record(tenant, spec, session_id, an_hour_ago)])
+
+
+def test_an_undiagnosable_session_never_stops_the_sweeper(make_client, embedded_store: Store, data_dir) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    first, second = f"t_a_{suffix}", f"t_b_{suffix}"  # the sweeper meets the first tenant's session first
+    _store_session_unchecked(embedded_store, first, "p-1", YEAR_1971_NS)
+    owner = make_client(second)
+    assert _post_records(owner, "p-2", [T0]) == {}
+
+    fast = Settings(data_dir=data_dir, session_idle_minutes=0.001, session_sweep_seconds=0.2)
+    with serve_in_thread(create_app(fast, store=embedded_store)) as url:
+        sweeping = httpx.Client(base_url=url, headers=owner.headers, timeout=60)
+        assert wait_until(lambda: sweeping.get("/v1/runs/p-2").json()["status"] == "finalized", attempts=200)
+        metrics = sweeping.get("/metrics").text
+    assert 'repute_session_sweep_failures_total{outcome="undiagnosable"} 1.0' in metrics
+
+    closed = make_client(first).get("/v1/runs/p-1").json()
+    assert closed["status"] == "finalized" and closed["execution_status"] == "execution_error"
+    assert (closed["failure_stage"], closed["failure_reason_code"]) == ("evaluator", "evaluator_error")
+    assert "events[0].timestamp" in closed["failure_message"]
+
+
+def test_otlp_runs_take_no_run_events(client: httpx.Client) -> None:
+    """A session's or trace-born run's events are mapped from its telemetry at finalize: appended ones
+    would be dropped."""
+    assert _post_records(client, "p-3", [T0, T0 + SECOND]) == {}
+    appended = client.post("/v1/runs/p-3/events", json=[{"event": "decision"}])
+    assert appended.status_code == 409 and "send its telemetry to /v1/logs" in appended.json()["detail"]
+    assert client.post("/v1/runs/p-3/finalize").json()["event_count"] == 2
+
+    tool_span = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
+    traced = request_of(proto_span(1, trace_id=bytes.fromhex("5a" * 16), attributes=tool_span))
+    protobuf = {"content-type": "application/x-protobuf"}
+    assert client.post("/v1/traces", content=traced.SerializeToString(), headers=protobuf).status_code == 200
+    appended = client.post(f"/v1/runs/{'5a' * 16}/events", json=[{"event": "decision"}])
+    assert appended.status_code == 409 and "send its telemetry to /v1/traces" in appended.json()["detail"]
+
+
+def _status(response: httpx.Response) -> tuple[int, str]:
+    """The google.rpc.Status of a refused OTLP request, in the request's encoding."""
+    if response.headers["content-type"] == "application/x-protobuf":
+        status = status_pb2.Status.FromString(response.content)
+        return status.code, status.message
+    assert response.headers["content-type"] == JSON, response.headers
+    return response.json()["code"], response.json()["message"]
+
+
+@pytest.mark.parametrize("path", ["/v1/logs", "/v1/traces"])
+@pytest.mark.parametrize("content_type", [JSON, "application/x-protobuf"])
+def test_otlp_refusals_are_a_google_rpc_status(client: httpx.Client, path: str, content_type: str) -> None:
+    headers = {"content-type": content_type}
+    inflating = gzip.compress(b" " * (16 * 2**20 + 1))
+    bomb = client.post(path, content=inflating, headers={**headers, "content-encoding": "gzip"})
+    assert bomb.status_code == 413
+    code, message = _status(bomb)
+    assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
+    oversized = client.post(path, content=b" " * (16 * 2**20 + 1), headers=headers)
+    assert oversized.status_code == 413
+    code, message = _status(oversized)
+    assert code == 8 and "REPUTE_MAX_BODY_BYTES" in message
+
+    unsupported = client.post(path, content=b"x", headers={"content-type": "text/plain"})
+    assert unsupported.status_code == 415 and _status(unsupported)[0] == 3
+
+
+def _in_two_gzip_members(line: bytes) -> bytes:
+    half = len(line) // 2
+    return gzip.compress(line[:half]) + gzip.compress(line[half:])
+
+
+def test_a_multi_member_gzip_body_is_their_concatenation(make_client, tenant: str) -> None:
+    gzipped = {"content-type": JSON, "content-encoding": "gzip"}
+    results = {}
+    for encoding in ("json", "gzip-members"):
+        sender = make_client(f"{tenant}-{encoding}")
+        for line in _fixture_lines():
+            if encoding == "json":
+                response = sender.post("/v1/logs", content=line, headers={"content-type": JSON})
+            else:
+                response = sender.post("/v1/logs", content=_in_two_gzip_members(line), headers=gzipped)
+            assert response.status_code == 200 and response.json() == {}, response.text
+        results[encoding] = {sid: _stored(sender, sid) for sid in ("sess-a1", "sess-b2")}
+    assert results["json"] == results["gzip-members"]
+
+    member = gzip.compress(b" " * (9 * 2**20))  # each member inflates within the limit, the two past it
+    refused = make_client(tenant).post("/v1/logs", content=member * 2, headers=gzipped)
+    assert refused.status_code == 413 and "REPUTE_MAX_BODY_BYTES" in _status(refused)[1]

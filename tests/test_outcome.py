@@ -101,6 +101,10 @@ def test_spec_example_json() -> None:
         "quality_tests": 8,
         "by_stage": {"agent": 1, "setup": 1},
         "by_reason": {"provider_error": 1, "template_error": 1},
+        # repeated tasks t-01 [q, ok], t-02 [error, ok], t-06 [q, q], t-07 [error, q]; t-09 is all errors
+        "flaky_tasks": ["t-01"],
+        "pass_all_trials": 1 / 4,
+        "pass_any_trial": 2 / 4,
     }
     tasks = {task["task_id"]: task for task in summary["tasks"]}
     assert tasks["t-01"] == {
@@ -511,3 +515,29 @@ def test_adding_execution_errors_changes_no_quality_metric(data: st.DataObject) 
     before, after = quality_metrics(base), quality_metrics(extended)
     assert after == before
     assert before["mean_score"] is not None and math.isfinite(before["mean_score"])
+
+
+def _trial(task: str, trial: int, status: ExecutionStatus) -> RunOutcome:
+    score = {ExecutionStatus.OK: 0.9, ExecutionStatus.QUALITY_FAILURE: 0.4, ExecutionStatus.EXECUTION_ERROR: 0.0}
+    return RunOutcome(f"{task}-{trial}", "s", task, trial, status, score[status])
+
+
+def test_flakiness_over_tasks_with_several_trials() -> None:
+    """SPEC §7.1: tasks with 2+ trials that are not all execution errors; the text form is unchanged."""
+    ok, failed, error = ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE, ExecutionStatus.EXECUTION_ERROR
+    trials = {
+        "always": [ok, ok, error],  # every non-error trial ok
+        "flaky": [ok, failed],
+        "never": [failed, failed],
+        "broken": [error, error],  # all execution errors: not counted
+        "once": [failed],  # one trial: not counted
+    }
+    records = [_trial(task, n, status) for task, statuses in trials.items() for n, status in enumerate(statuses)]
+    summary = summarize_suite("s", records)
+    assert summary.flaky_tasks == ["flaky"]
+    assert summary.pass_all_trials == 1 / 3 and summary.pass_any_trial == 2 / 3
+    as_dict = summary.to_dict()
+    assert (as_dict["flaky_tasks"], as_dict["pass_all_trials"], as_dict["pass_any_trial"]) == (["flaky"], 1 / 3, 2 / 3)
+    assert "flaky" not in summary.to_text().lower()
+    single = summarize_suite("s", [_trial("only", 0, ok)])
+    assert (single.flaky_tasks, single.pass_all_trials, single.pass_any_trial) == ([], None, None)

@@ -1,111 +1,85 @@
-"""Reputation in ClickHouse equals a brute-force recomputation from the raw events (SPEC §7)."""
+"""Reputation in ClickHouse equals a brute-force recomputation from the raw events (SPEC §7, §7.1), with
+sources, their credibility, the daily cap and decay, for the single-identity read and the fleet view."""
 
-import random
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 
-from service.reputation.model import ReputationEvent, event_uuid
+from service.reputation.model import REPUTE_SOURCE
 from service.store import reputation as reputation_store
 from service.store.client import Store
 from tests.reputation_oracle import assert_matches, reputation
-
-FAILURE_TYPES = ("infinite_tool_loop", "cost_explosion", "skill_failure")
-
-
-def _random_events(tenant: str, today: date, seed: int) -> list[ReputationEvent]:
-    rng = random.Random(seed)
-    events = []
-    for n in range(50):
-        identity = f"agent-{n:02d}"
-        for i in range(rng.randint(0, 60)):
-            day = today - timedelta(days=rng.randint(0, 199))
-            at = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(seconds=rng.randint(0, 86_399))
-            kind = rng.random()
-            if kind < 0.5:
-                category, event_type, delta, weight = "task_quality", "run_trust", rng.uniform(-1, 1), 1.0
-            elif kind < 0.65:
-                category, event_type = "task_quality", f"failure.{rng.choice(FAILURE_TYPES)}"
-                delta, weight = -rng.uniform(0, 0.3), 0.0
-            elif kind < 0.85:
-                category = "economic"
-                event_type, delta = rng.choice([("payment_completed", 1.0), ("payment_failed", -1.0)])
-                weight = rng.choice([0.5, 1.0, 2.0])
-            else:
-                category = "identity_hygiene"
-                event_type, delta = rng.choice([("key_rotated", 1.0), ("credential_leaked", -1.0)])
-                weight = 1.0
-            events.append(
-                ReputationEvent(
-                    event_id=event_uuid(tenant, identity, str(i)),
-                    timestamp=at,
-                    identity=identity,
-                    category=category,
-                    event_type=event_type,
-                    score_delta=delta,
-                    confidence=rng.choice([1.0, 1.0, 0.5, rng.random()]),
-                    weight=weight,
-                )
-            )
-    return events
-
-
-def _as_dicts(events: list[ReputationEvent]) -> list[dict]:
-    return [e.__dict__ for e in events]
+from tests.reputation_seed import BURSTS, MODELS, model_in_force, random_events, seed, store_posted
 
 
 @pytest.fixture
-def seeded(store: Store, tenant: str) -> tuple[list[ReputationEvent], date]:
-    today = datetime.now(UTC).date()
-    events = _random_events(tenant, today, seed=7)
-    for start in range(0, len(events), 500):
-        reputation_store.insert_events(store, tenant, events[start : start + 500])
-    return events, today
+def seeded(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
+    return seed(store, tenant)
 
 
-def test_identity_reputation_equals_recomputation(store: Store, tenant: str, seeded) -> None:
+@pytest.mark.parametrize("model_name", MODELS)
+def test_identity_reputation_equals_recomputation(store: Store, tenant: str, seeded, model_name: str) -> None:
     events, today = seeded
-    raw = _as_dicts(events)
-    identities = sorted({e.identity for e in events})
-    for as_of in (today, today - timedelta(days=7), today - timedelta(days=45), today - timedelta(days=150)):
-        for identity in identities:
-            expected = reputation(raw, identity, as_of)
-            actual = reputation_store.identity_reputation(store, tenant, identity, as_of)
-            if actual is None:
-                assert expected["events"] == 0 and expected["overall"] is None and not expected["failures"]
-                continue
-            assert_matches(actual, expected, f"{identity} as of {as_of}")
+    model = MODELS[model_name]
+    identities = sorted({e["identity"] for e in events})
+    with model_in_force(store, tenant, model):
+        for as_of in (today, today - timedelta(days=7), today - timedelta(days=45), today - timedelta(days=150)):
+            for identity in identities:
+                expected = reputation(events, identity, as_of, model)
+                actual = reputation_store.identity_reputation(store, tenant, identity, as_of)
+                if actual is None:
+                    assert expected["events"] == 0 and expected["overall"] is None and not expected["failures"]
+                    continue
+                assert_matches(actual, expected, f"{model_name}: {identity} as of {as_of}")
 
 
-def test_fleet_scores_after_refresh_equal_recomputation(store: Store, tenant: str, seeded) -> None:
+@pytest.mark.parametrize("model_name", MODELS)
+def test_fleet_scores_after_refresh_equal_recomputation(store: Store, tenant: str, seeded, model_name: str) -> None:
     events, today = seeded
-    raw = _as_dicts(events)
-    reputation_store.refresh_scores(store)
-    fleet = {row["identity"]: row for row in reputation_store.list_identities(store, tenant, limit=1000)}
+    model = MODELS[model_name]
+    with model_in_force(store, tenant, model):
+        reputation_store.refresh_scores(store)
+        fleet = {row["identity"]: row for row in reputation_store.list_identities(store, tenant, limit=1000)}
     assert fleet, "the refreshable view wrote no rows for the tenant"
     for identity, row in fleet.items():
-        assert_matches(row, reputation(raw, identity, today), f"fleet {identity}")
-    with_recent = {e.identity for e in events if (today - e.timestamp.date()).days <= 119}
+        assert_matches(row, reputation(events, identity, today, model), f"{model_name}: fleet {identity}")
+    with_recent = {e["identity"] for e in events if (today - e["timestamp"].date()).days <= 119 and not e["capped"]}
     assert set(fleet) == with_recent
 
 
-def test_reinserting_events_changes_nothing(store: Store, tenant: str, seeded) -> None:
-    events, today = seeded
-    before = [reputation_store.identity_reputation(store, tenant, f"agent-{n:02d}", today) for n in range(50)]
-    count = store.client.query(
+def test_caps_are_decided_at_insert_and_stored(store: Store, tenant: str, seeded) -> None:
+    events, _today = seeded
+    result = store.client.query(
+        "SELECT identity, event_id, source, capped FROM reputation_events WHERE tenant = {t:String}",
+        parameters={"t": tenant},
+    )
+    stored = {(identity, event_id): (source, bool(capped)) for identity, event_id, source, capped in result.result_rows}
+    assert stored == {(e["identity"], e["event_id"]): (e["source"], e["capped"]) for e in events}
+    assert sum(1 for e in events if e["capped"]) == sum(count - 100 for *_, count in BURSTS)
+
+
+def _event_count(store: Store, tenant: str) -> int:
+    return store.client.query(
         "SELECT count() FROM reputation_events WHERE tenant = {t:String}", parameters={"t": tenant}
     ).result_rows[0][0]
-    assert reputation_store.insert_events(store, tenant, events) == 0
-    assert reputation_store.insert_events(store, tenant, events[:10] + events[:10]) == 0
+
+
+def test_reinserting_events_changes_nothing(store: Store, tenant: str) -> None:
+    today = datetime.now(UTC).date()
+    posted = random_events(tenant, today, seed=7)
+    store_posted(store, tenant, posted)
+    before = [reputation_store.identity_reputation(store, tenant, f"agent-{n:02d}", today) for n in range(50)]
+    count = _event_count(store, tenant)
+    runs_events = [e for s, e in posted if s == REPUTE_SOURCE]
+    assert reputation_store.insert_events(store, tenant, runs_events) == 0
+    assert reputation_store.insert_events(store, tenant, runs_events[:10] + runs_events[:10]) == 0
+    signals = [e for s, e in posted if s == "key-a"]
+    outcome = reputation_store.insert_signals(store, tenant, "key-a", signals)
+    assert outcome.stored == () and outcome.capped == () and len(outcome.duplicates) == len(signals)
     after = [reputation_store.identity_reputation(store, tenant, f"agent-{n:02d}", today) for n in range(50)]
     assert after == before
-    assert count == len(events)
-    assert (
-        store.client.query(
-            "SELECT count() FROM reputation_events WHERE tenant = {t:String}", parameters={"t": tenant}
-        ).result_rows[0][0]
-        == count
-    )
+    assert count == len(posted) == _event_count(store, tenant)
 
 
 def test_sort_and_filter_fleet(store: Store, tenant: str, seeded) -> None:
@@ -119,15 +93,17 @@ def test_sort_and_filter_fleet(store: Store, tenant: str, seeded) -> None:
     assert prefixed and all(row["identity"].startswith("agent-1") for row in prefixed)
 
 
-def test_identity_read_and_fleet_view_agree_to_the_bit(store: Store, tenant: str, seeded) -> None:
+@pytest.mark.parametrize("model_name", ["flat", "credibility-and-decay"])
+def test_identity_read_and_fleet_view_agree_to_the_bit(store: Store, tenant: str, seeded, model_name: str) -> None:
     _events, today = seeded
-    for as_of in (today, today - timedelta(days=30)):
-        view = store.client.query(
-            "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String}",
-            parameters={"as_of": as_of, "tenant": tenant},
-        )
-        rows = [dict(zip(view.column_names, row, strict=True)) for row in view.result_rows]
-        assert len(rows) > 10
-        for row in rows:
-            read = reputation_store.identity_reputation(store, tenant, row["identity"], as_of)
-            assert read == {key: row[key] for key in read}, row["identity"]
+    with model_in_force(store, tenant, MODELS[model_name]):
+        for as_of in (today, today - timedelta(days=30)):
+            view = store.client.query(
+                "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String}",
+                parameters={"as_of": as_of, "tenant": tenant},
+            )
+            rows = [dict(zip(view.column_names, row, strict=True)) for row in view.result_rows]
+            assert len(rows) > 10
+            for row in rows:
+                read = reputation_store.identity_reputation(store, tenant, row["identity"], as_of)
+                assert read == {key: row[key] for key in read}, row["identity"]

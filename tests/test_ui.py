@@ -5,9 +5,10 @@ detail and the agent health page are written to test-artifacts/ for a person to 
 
 import json
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from service.services.keys import create_key
 from service.store.client import Store
 from service.store.reputation import refresh_scores
 from tests.conftest import FIXTURES
+from tests.traces_support import MS, T0, otlp_json, proto_span, request_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -35,6 +37,14 @@ DIMENSIONS = (
     "skill_adherence",
 )  # fmt: skip
 OTLP_SESSION = "sess-a1"
+TRACED_AGENT = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "agent-traced"}
+FAILING_SEARCH = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "search",
+    "gen_ai.tool.call.arguments": json.dumps({"query": "flights to Lisbon"}),
+}
+SEARCHES = 5
+EXPLAINED = "agent-explained"
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -80,6 +90,39 @@ def _unsafe_runs_now(count: int) -> list[dict[str, Any]]:
     return [{"run_id": f"run-hasty-{i}", "identity": "agent-hasty", "events": events} for i in range(count)]
 
 
+def _run_at(fixture: str, run_id: str, start: datetime) -> dict[str, Any]:
+    """A fixture's events as a run of EXPLAINED that starts at `start`, the events as far apart as before."""
+    events = json.loads((FIXTURES / fixture).read_text())["events"]
+    shift = start - datetime.fromisoformat(events[0]["timestamp"])
+    moved = [{**e, "timestamp": (datetime.fromisoformat(e["timestamp"]) + shift).isoformat()} for e in events]
+    return {"run_id": run_id, "identity": EXPLAINED, "events": moved}
+
+
+def _seed_explained_agent(api: httpx.Client) -> None:
+    """EXPLAINED over the last 10 days: a clean run and two completed payments 10 days ago; today an
+    unsafe run and 101 failed payments of one invoice, the last over the daily cap of the key's source.
+    No identity hygiene events at all."""
+    now = datetime.now(UTC)
+    long_ago = now - timedelta(days=10)
+    runs = [
+        _run_at("session_clean.json", "run-explained-clean", long_ago),
+        _run_at("session_loop.json", "run-explained-loop", now),
+    ]
+    assert api.post("/v1/sessions/batch", json=runs).status_code == 201
+    paid = [
+        {"identity": EXPLAINED, "category": "economic", "event_type": "payment_completed", "score_delta": 1,
+         "timestamp": long_ago.isoformat(), "reference_type": "transaction", "reference_id": f"tx-{n}"}
+        for n in range(2)
+    ]  # fmt: skip
+    failed = [
+        {"identity": EXPLAINED, "category": "economic", "event_type": "payment_failed", "score_delta": -1,
+         "event_id": str(uuid.uuid4()), "reference_type": "invoice", "reference_id": "inv-7"}
+        for _ in range(101)
+    ]  # fmt: skip
+    answer = api.post("/v1/reputation-events", json=paid + failed)
+    assert answer.status_code == 202 and answer.json()["capped"] == 1, answer.text
+
+
 @pytest.fixture(scope="module")
 def seeded(base_url: str, embedded_store: Store) -> Iterator[Tenant]:
     """A tenant holding the four fixture runs (posted through the API), one OTLP session, and five
@@ -93,6 +136,22 @@ def seeded(base_url: str, embedded_store: Store) -> Iterator[Tenant]:
     refresh_scores(embedded_store)
     yield tenant
     tenant.api.close()
+
+
+def _trace_born_run(api: httpx.Client) -> str:
+    """An agent's trace posted as OTLP/JSON and finalized: the same search five times, each failing, so
+    every search span gives several events (tool_call, tool_output, error_event) sharing its span id.
+    Returns the run id, which is the trace id."""
+    trace_id = uuid.uuid4().bytes
+    root = proto_span(1, trace_id=trace_id, name="invoke_agent", end=T0 + (SEARCHES + 2) * MS, attributes=TRACED_AGENT)
+    searches = [
+        proto_span(n, trace_id=trace_id, parent=1, name="execute_tool search", start=T0 + n * MS,
+                   attributes=FAILING_SEARCH, error=True, message="search timed out")
+        for n in range(2, SEARCHES + 2)
+    ]  # fmt: skip
+    assert api.post("/v1/traces", json=otlp_json(request_of(root, *searches))).status_code == 200
+    assert api.post(f"/v1/runs/{trace_id.hex()}/finalize").status_code == 200
+    return trace_id.hex()
 
 
 # --- the browser ----------------------------------------------------------------------------------
@@ -297,12 +356,33 @@ def test_pages_follow_the_api_cursor(browser: Browser, base_url: str, embedded_s
     assert explorer.errors == [], f"console errors: {explorer.errors}"
 
 
-def test_execution_outcome_and_session_performance(explorer: Explorer, seeded: Tenant) -> None:
+def test_an_execution_error_leads_with_its_cause_and_shows_no_verdict(explorer: Explorer, seeded: Tenant) -> None:
     explorer.open("#/runs/run-infra-004")
+    page = explorer.page
     run = seeded.api.get("/v1/runs/run-infra-004").json()
-    assert explorer.field("execution-status") == run["execution_status"].replace("_", " ") == "execution error"
+    assert run["execution_status"] == "execution_error" and run["trust_score"] is None
+    headings = page.locator("main section h2").all_inner_texts()
+    assert headings[0] == "Execution error"
+    assert not {"Executive summary", "Dimension scores", "Failures", "Causal graph", "Session performance"} & set(
+        headings
+    )
+    assert explorer.field("execution-status") == "execution error · setup / toolchain_missing"
     assert explorer.field("failure-stage") == run["failure_stage"] == "setup"
     assert explorer.field("failure-reason-code") == run["failure_reason_code"] == "toolchain_missing"
+    assert explorer.field("failure-message") == run["failure_message"] == "dotnet: command not found"
+    assert explorer.field("trust") == "none: no quality verdict"
+    assert page.locator(".trust-big").count() == 0 and page.locator("table.events tbody tr").count() == 3
+    explorer.screenshot("ui-execution-error.png")
+
+    explorer.open("#/runs")
+    row = page.locator('table.runs tr[data-run-id="run-infra-004"]')
+    assert row.locator('[data-field="trust"]').inner_text() == "—"
+    assert row.locator('[data-field="execution-error"]').inner_text() == "execution error · setup / toolchain_missing"
+
+
+def test_only_a_session_has_a_performance_card(explorer: Explorer, seeded: Tenant) -> None:
+    explorer.open("#/runs/run-multi-003")
+    assert "Session performance" not in explorer.page.locator("main section h2").all_inner_texts()
 
     explorer.open(f"#/runs/{OTLP_SESSION}")
     performance = seeded.api.get(f"/v1/runs/{OTLP_SESSION}").json()["session_performance"]
@@ -321,27 +401,232 @@ def test_an_open_run_shows_its_events_before_any_diagnosis(explorer: Explorer, s
     explorer.open(f"#/runs/{run_id}")
     page = explorer.page
     assert explorer.field("execution-status") == "open"
-    assert "still open" in page.locator("main").inner_text()
+    assert page.locator("main").inner_text().count("still open") == 1
     assert page.locator("table.events tbody tr").count() == 2
     assert page.locator("table.events b").count() == 0  # event text is shown as text, never as markup
     assert "<b>not markup</b>" in page.locator("table.events").inner_text()
 
 
-def test_fleet_lists_identities_by_reputation_with_alerts(explorer: Explorer, seeded: Tenant) -> None:
+def test_a_trace_born_run_lists_its_events_by_span_id(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    run_id = _trace_born_run(tenant.api)
+    run = tenant.api.get(f"/v1/runs/{run_id}").json()
+    events = tenant.api.get(f"/v1/runs/{run_id}/events").json()["events"]
+    assert run["kind"] == "trace" and all(event["event_id"] == event["data"]["span_id"] for event in events)
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open(f"#/runs/{run_id}")
+    page = explorer.page
+
+    assert page.locator("table.events thead th").nth(1).inner_text() == "Span id"
+    shown_ids = page.locator("table.events tbody tr td:nth-child(2)").all_inner_texts()
+    assert shown_ids == [event["data"]["span_id"] for event in events] and len(set(shown_ids)) < len(shown_ids)
+    assert "span_id" not in page.locator("table.events").inner_text()  # said once, in its column
+    # a span's later events are not evidence because its first one is: only the diagnosis's own events are
+    evidence = {node_id for cause in run["diagnosis"]["failure_causes"] for node_id in cause["evidence"]}
+    highlighted = page.locator("table.events tbody tr.evidence").evaluate_all("rows => rows.map(row => row.id)")
+    assert sorted(highlighted) == sorted(f"event-row-{node_id}" for node_id in evidence) and evidence
+    row_ids = page.locator("table.events tbody tr[id]").evaluate_all("rows => rows.map(row => row.id)")
+    assert len(set(row_ids)) == len(row_ids) == len(events)
+    explorer.screenshot("ui-trace-run.png")
+
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def _contribution(window: dict[str, Any]) -> float:
+    """The points an event type adds to its category's neutral 50: share × (score − 50)."""
+    return 0.0 if window["score"] is None else window["share"] * (window["score"] - 50)
+
+
+def _signed(points: float) -> str:
+    """As the page signs a number of points: +19.6, -30.4, and 0.0 with no sign."""
+    text = f"{points:+.1f}"
+    return "0.0" if float(text) == 0 else text
+
+
+def test_the_agent_page_explains_what_moved_the_score(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    _seed_explained_agent(tenant.api)
+    explanation = tenant.api.get(f"/v1/identities/{EXPLAINED}/reputation/explain").json()
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open(f"#/identities/{EXPLAINED}")
+    page = explorer.page
+
+    # in words: each counted event type's clause of the API's sentence; the weight-0 ones folded into a note
+    sentence = explanation["changes"]["task_quality"]
+    counted = [clause for clause in sentence.split("; ") if not clause.endswith("counts for nothing (weight 0)")]
+    assert page.locator('[data-field="changes-task_quality"] li').all_inner_texts() == counted
+    assert counted == ["run_trust fell from 100.0 to 50.0"]
+    assert "failure.infinite_tool_loop (1 event)" in explorer.field("uncounted-task_quality")
+    assert page.locator('[data-field="changes-economic"] li').all_inner_texts() == [
+        "payment_completed unchanged at 100.0", "payment_failed is new at 0.0",
+    ]  # fmt: skip
+    assert explorer.field("explained-economic") == f"{explanation['categories']['economic']['score']:.1f}"
+
+    # as bars: per counted event type, what it adds to the category now and 7 days ago
+    economic = explanation["categories"]["economic"]
+    chart = page.locator('[data-category="economic"] svg.contribution-chart')
+    assert chart.locator(".contribution-bar.now").count() == chart.locator(".contribution-bar.before").count() == 2
+    titles = chart.locator(".contribution-bar title").all_text_contents()
+    for event_type, windows in economic["event_types"].items():
+        for key, label in (("7d_ago", "7 days ago"), ("current", "now")):
+            shown = f"{event_type} {label}: {_signed(_contribution(windows[key]))} points to economic"
+            assert any(title.startswith(shown) for title in titles), (shown, titles)
+    now = sum(_contribution(windows["current"]) for windows in economic["event_types"].values())
+    assert abs(50 + now - economic["score"]) < 1e-6  # the bars add up to the score
+    assert (
+        explorer.field("capped")
+        == f"1 signal from source {explanation['capped'][0]['source']} over the daily cap was not counted."
+    )
+    no_events = page.locator('[data-category="identity_hygiene"]')
+    assert no_events.inner_text().endswith("No events in this category, now or 7 days ago.")
+
+    # the references, in the API's order; a run's links to its page
+    shown = page.locator("ol.references li").evaluate_all("items => items.map(item => item.dataset.reference)")
+    assert shown == [reference["reference_id"] for reference in explanation["top_references"]]
+    assert shown[0] == "inv-7" and page.locator('ol.references li[data-reference="inv-7"] a').count() == 0
+    explorer.screenshot("ui-explain.png")
+    explorer.follow(page.locator("ol.references a.reference-link", has_text="run-explained-loop"))
+    assert page.locator("main h1").inner_text() == "Run run-explained-loop"
+    assert explorer.field("readiness") == "unsafe for production"
+
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def test_an_unknown_agent_is_one_not_found_message(browser: Browser, base_url: str, seeded: Tenant) -> None:
+    explorer = _explorer(browser, base_url, seeded.key)
+    explorer.open("#/identities/agent-nobody")
+    errors = explorer.page.locator("main .error")
+    assert errors.count() == 1 and errors.inner_text() == "Not found: no identity 'agent-nobody'"
+    assert explorer.page.locator("main section").count() == 0
+    explorer.page.context.close()
+    assert explorer.errors and all("404 (Not Found)" in error for error in explorer.errors), explorer.errors
+
+
+def _shown_identities(page: Page) -> list[str]:
+    return page.locator("table.fleet tbody tr").evaluate_all("rows => rows.map(row => row.dataset.identity)")
+
+
+def test_fleet_is_worst_first_sortable_and_its_alerts_link(explorer: Explorer, seeded: Tenant) -> None:
     explorer.open("#/fleet")
     page = explorer.page
-    fleet = seeded.api.get("/v1/identities", params={"sort": "overall", "order": "desc"}).json()["identities"]
-    shown = page.locator("table.fleet tbody tr").evaluate_all("rows => rows.map(row => row.dataset.identity)")
-    assert shown == [row["identity"] for row in fleet] and len(shown) == 4
+    fleet = seeded.api.get("/v1/identities").json()["identities"]
+    alerts = seeded.api.get("/v1/alerts").json()["alerts"]
+    about = Counter(a["subject"] for a in alerts if a["alert"] == "identity_score_drop")
+    worst_first = sorted(
+        fleet, key=lambda r: (-about[r["identity"]], r["overall"] is None, r["overall"], r["identity"])
+    )
+    assert _shown_identities(page) == [row["identity"] for row in worst_first] and len(fleet) == 4
     for row in fleet:
         cells = f'table.fleet tr[data-identity="{row["identity"]}"]'
         assert abs(_float(explorer.field("overall", cells)) - row["overall"]) <= 0.05
         assert explorer.field("confidence", cells) == f"{round(100 * row['confidence'])}%"
-    alerts = seeded.api.get("/v1/alerts").json()["alerts"]
+    assert _paths(explorer.api_requests) == {"/v1/identities", "/v1/alerts"}
+    explorer.screenshot("ui-fleet.png")
+
+    by_overall = sorted(fleet, key=lambda r: (r["overall"], r["identity"]))  # ties by name, either way
+    explorer.follow(page.locator('a.sort[data-sort="overall"]'))
+    highest_first = sorted(fleet, key=lambda r: (-r["overall"], r["identity"]))
+    assert _shown_identities(page) == [row["identity"] for row in highest_first]
+    assert page.locator('th[aria-sort="descending"]').inner_text().startswith("Reputation")
+    explorer.follow(page.locator('a.sort[data-sort="overall"]'))
+    assert _shown_identities(page) == [row["identity"] for row in by_overall]
+    explorer.follow(page.locator('a.sort[data-sort="identity"]'))
+    assert _shown_identities(page) == sorted(row["identity"] for row in fleet)
+
     assert "unsafe_share" in {alert["alert"] for alert in alerts}
     shown_alerts = page.locator("ul.alerts li .message").all_inner_texts()
     assert shown_alerts == [alert["message"] for alert in alerts]
-    assert _paths(explorer.api_requests) == {"/v1/identities", "/v1/alerts"}
+    unsafe = page.locator("ul.alerts li", has_text="unsafe share").locator("a.subject")
+    explorer.follow(unsafe)
+    expected = seeded.api.get("/v1/runs", params={"readiness": "unsafe_for_production"}).json()["runs"]
+    shown = page.locator("table.runs tbody tr").evaluate_all("rows => rows.map(row => row.dataset.runId)")
+    assert shown == [run["run_id"] for run in expected] and len(shown) >= 5
+
+
+def test_the_agent_page_charts_reputation_history_and_explains_off_band_runs(
+    explorer: Explorer, seeded: Tenant
+) -> None:
+    explorer.open("#/identities/agent-hasty")
+    page = explorer.page
+    history = seeded.api.get("/v1/identities/agent-hasty/history", params={"days": 90}).json()["days"]
+    assert len(history) == 90
+    scored = [day for day in history if day["reputation"] is not None]
+    assert scored and page.locator("svg.reputation-chart .reputation-point").count() == len(scored)
+    titles = page.locator("svg.reputation-chart .reputation-point title").all_text_contents()
+    assert titles[-1].startswith(f"{scored[-1]['day']}: reputation {scored[-1]['reputation']:.1f}")
+
+    runs = seeded.api.get("/v1/runs", params={"identity": "agent-hasty"}).json()["runs"]
+    # trust 90 yet unsafe (a critical loop): in the ready band, ringed, and the page says why
+    off_band = [r for r in runs if r["trust_score"] >= 80 and r["readiness_level"] != "ready_for_runtime"]
+    assert len(off_band) == 5
+    assert page.locator("svg.trust-chart .trust-point.below-band").count() == len(off_band)
+    assert page.locator('[data-field="below-band"]').inner_text() == "5 runs are below their band (ringed)."
+    reason = page.locator("svg.trust-chart .below-band title").first.text_content() or ""
+    assert "a critical-severity cause makes it unsafe" in reason
+    explorer.screenshot("ui-agent-history.png")
+
+
+def _lab(rgb: list[int]) -> tuple[float, float, float]:
+    """sRGB (0..255) to CIE L*a*b* (D65), where distance follows what the eye tells apart."""
+
+    def linear(c: float) -> float:
+        return ((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92
+
+    r, g, b = (linear(c / 255) for c in rgb)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _delta_e(first: list[int], second: list[int]) -> float:
+    return sum((a - b) ** 2 for a, b in zip(_lab(first), _lab(second), strict=True)) ** 0.5
+
+
+def test_failure_colours_are_distinct_and_shared_evidence_shows_both(explorer: Explorer) -> None:
+    explorer.open("#/runs/run-loop-002")
+    page = explorer.page
+    colours = page.evaluate(
+        """types => types.map((_, slot) => {
+             const probe = document.createElement('span');
+             probe.className = `chip slot-${slot}`;
+             document.body.append(probe);
+             const colour = getComputedStyle(probe).borderLeftColor;
+             probe.remove();
+             return colour.match(/\\d+/g).slice(0, 3).map(Number);
+           })""",
+        DIMENSIONS,
+    )
+    for i, first in enumerate(colours):
+        for second in colours[i + 1 :]:
+            assert _delta_e(first, second) > 40, (first, second)  # the old loop and cost colours: 29
+
+    shared = page.locator("svg.causal-graph .graph-event.several")
+    assert shared.count() == 6  # c0..c5 are evidence of the loop and of the cost explosion
+    wedges = shared.first.locator(".graph-wedge").evaluate_all("paths => paths.map(p => p.getAttribute('class'))")
+    assert len(wedges) == 2 and len(set(wedges)) == 2
+    labels = page.locator("svg.causal-graph .graph-label").all_text_contents()
+    assert labels[0] == "#0 http_get(url=api.example/rates)" and not any('{"' in label for label in labels)
+
+
+def test_an_empty_list_without_filters_says_so(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    tenant = _tenant(base_url, embedded_store)
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open("#/runs")
+    assert explorer.field("empty").startswith("No runs yet")
+    explorer.open("#/runs?identity=nobody")
+    assert explorer.field("empty") == "No runs match these filters."
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
 
 
 def test_keyboard_reaches_a_run_and_its_evidence(explorer: Explorer) -> None:

@@ -9,12 +9,15 @@ from fastapi import FastAPI
 
 from service import __version__
 from service.alerts.notifier import start_background_evaluator
-from service.api import errors
+from service.api import docs, errors, otlp_http
+from service.api.access_log import AccessLogMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, suites, traces, ui
+from service.api.paths import ControlCharacterGuard
+from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
+from service.services.keys import Principal
 from service.services.sessions import finalize_idle
 from service.services.traces import finalize_due
 from service.settings import Settings, get_settings
@@ -26,7 +29,7 @@ Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`.
 `application/problem+json` and name the offending field."""
 
 
-def start_session_sweeper(store: Callable[[], Store], settings: Settings) -> Periodic:
+def start_session_sweeper(store: Callable[[], Store], settings: Settings, metrics: Metrics) -> Periodic:
     """Finalizes OTLP log sessions idle for `session_idle_minutes`, and trace-born runs that settled
     (root span in, nothing for `trace_settle_seconds`) or went idle. Its state is the store itself (open
     runs and their last record or span), so a restart picks up where it left off."""
@@ -34,21 +37,29 @@ def start_session_sweeper(store: Callable[[], Store], settings: Settings) -> Per
     settle = timedelta(seconds=settings.trace_settle_seconds)
 
     def sweep(now: datetime) -> None:
-        finalize_idle(store(), now, idle, settings.quality_pass_threshold)
-        finalize_due(store(), now, settle, idle, settings.quality_pass_threshold)
+        for done in (
+            finalize_idle(store(), now, idle, settings.quality_pass_threshold),
+            finalize_due(store(), now, settle, idle, settings.quality_pass_threshold),
+        ):
+            metrics.runs_finalized.inc(done.finalized + done.undiagnosable)
+            metrics.sweep_failures.labels("undiagnosable").inc(done.undiagnosable)
+            metrics.sweep_failures.labels("retried").inc(done.retried)
 
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
-    """An app on the configured store, or on `store` when given (tests share one embedded store)."""
+def create_app(
+    settings: Settings | None = None, store: Store | None = None, acting_as: Principal | None = None
+) -> FastAPI:
+    """An app on the configured store, or on `store` when given (tests share one embedded store).
+    With `acting_as`, every request acts as that principal, without a key (the CLI's in-process client)."""
     settings = settings or get_settings()
     holder = StoreHolder(settings, store)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
-        app.state.session_sweeper = start_session_sweeper(holder.get, settings)
+        app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics)
         try:
             yield
         finally:
@@ -57,16 +68,25 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                     worker.stop()
             holder.close()
 
-    app = FastAPI(title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="Repute", version=__version__, description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     app.state.settings = settings
+    app.state.acting_as = acting_as
     app.state.store_holder = holder
     app.state.metrics = Metrics()
     app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
     app.state.single_runs = sessions.single_run_writer(holder, settings)
     errors.install(app)
-    for module in (health, sessions, runs, logs, traces, reputation, suites, keys, alerts):
+    for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
+    docs.install(app)
+    otlp_http.install(app)
+    # The last added runs first: no route sees an unroutable path, and metrics and the access log
+    # see every request.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ControlCharacterGuard)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(AccessLogMiddleware)  # outermost: every response gets its request id, 413s too
     return app

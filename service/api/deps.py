@@ -1,5 +1,6 @@
 """What routers take from a request: the store, the settings, the metrics, the caller (by scope), now."""
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -37,6 +38,16 @@ async def _write_limiter(request: Request) -> CapacityLimiter:
     return request.app.state.write_limiter
 
 
+def _recording_tenant(scope_dependency: Callable[..., Principal]) -> Callable[..., Awaitable[Principal]]:
+    """The caller of `scope_dependency`, with its tenant kept in the request state for the access log."""
+
+    async def dependency(request: Request, principal: Annotated[Principal, Depends(scope_dependency)]) -> Principal:
+        request.state.tenant = principal.tenant
+        return principal
+
+    return dependency
+
+
 StoreDep = Annotated[Store, Depends(_store)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 MetricsDep = Annotated[Metrics, Depends(_metrics)]
@@ -44,6 +55,6 @@ Now = Annotated[datetime, Depends(_now)]
 # Finalizing is CPU work (parsing, diagnosis, rows) and engine writes: a few at a time keep both cores
 # busy, and the rest queue on the event loop instead of crowding the reads out of the interpreter.
 WriteLimiter = Annotated[CapacityLimiter, Depends(_write_limiter)]
-Ingest = Annotated[Principal, Depends(auth.ingest)]
-Read = Annotated[Principal, Depends(auth.read)]
-Admin = Annotated[Principal, Depends(auth.admin)]
+Ingest = Annotated[Principal, Depends(_recording_tenant(auth.ingest))]
+Read = Annotated[Principal, Depends(_recording_tenant(auth.read))]
+Admin = Annotated[Principal, Depends(_recording_tenant(auth.admin))]

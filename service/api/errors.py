@@ -1,5 +1,6 @@
 """Every error is application/problem+json (RFC 9457) naming the offending field where there is one."""
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -10,7 +11,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
+from service.diagnosis import InputError
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 
 PROBLEM_TYPE = "application/problem+json"
@@ -41,6 +44,14 @@ def problem_response(
     return Response(orjson.dumps(body), status_code=status, media_type=PROBLEM_TYPE, headers=headers)
 
 
+async def send_problem(
+    scope: Scope, receive: Receive, send: Send, status: int, detail: str, headers: Mapping[str, str] | None = None
+) -> None:
+    """A problem answered by ASGI middleware, which runs outside the app's exception handlers."""
+    response = problem_response(Request(scope), status, _title(status), detail, headers=headers)
+    await response(scope, receive, send)
+
+
 def field_path(loc: Sequence[Any]) -> str:
     """('body', 'events', 3, 'timestamp') -> 'events[3].timestamp'; ('query', 'limit') -> 'query.limit'."""
     parts = list(loc)
@@ -64,6 +75,23 @@ def _field_problem(request: Request, status: int, title: str, field: str, messag
     return problem_response(request, status, title, detail, [{"field": field or "body", "message": message}])
 
 
+def client_problem(request: Request, exc: ClientError) -> Response:
+    if isinstance(exc, NotFound | Conflict) and not exc.field:  # about a thing, not a field
+        return problem_response(request, exc.status, _title(exc.status), str(exc))
+    return _field_problem(request, exc.status, _title(exc.status), exc.field, str(exc))
+
+
+def _not_json(exc: RequestValidationError) -> InputError | None:
+    """A body that is not JSON, as the same 400 the routes that parse their own body answer."""
+    for error in exc.errors():
+        if error.get("type") == "json_invalid":
+            document = exc.body if isinstance(exc.body, str) else ""
+            position = error["loc"][-1] if isinstance(error["loc"][-1], int) else 0
+            reason = json.JSONDecodeError(error.get("ctx", {}).get("error", "invalid JSON"), document, position)
+            return InputError("", f"not JSON: {reason}")
+    return None
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(Problem)
     async def _problem(request: Request, exc: Problem) -> Response:
@@ -72,7 +100,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
-        return validation_problem(request, exc.errors())
+        not_json = _not_json(exc)
+        return client_problem(request, not_json) if not_json else validation_problem(request, exc.errors())
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> Response:
@@ -81,9 +110,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ClientError)
     async def _client(request: Request, exc: ClientError) -> Response:
-        if isinstance(exc, NotFound | Conflict) and not exc.field:  # about a thing, not a field
-            return problem_response(request, exc.status, _title(exc.status), str(exc))
-        return _field_problem(request, exc.status, _title(exc.status), exc.field, str(exc))
+        return client_problem(request, exc)
 
     @app.exception_handler(StoreUnavailable)
     async def _unavailable(request: Request, exc: StoreUnavailable) -> Response:

@@ -1,13 +1,25 @@
 """Request body size limit, enforced before a handler reads the body (413)."""
 
-import orjson
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.api.errors import PROBLEM_TYPE
+from service.api import otlp_http
+from service.api.errors import problem_response
 
 
 class BodyTooLarge(Exception):
     pass
+
+
+def _too_large(scope: Scope, max_bytes: int) -> Response:
+    """A problem, or for an OTLP receiver the google.rpc.Status its clients read."""
+    detail = f"the request body exceeds {max_bytes} bytes; the limit is the setting REPUTE_MAX_BODY_BYTES"
+    request = Request(scope)
+    if scope["path"] in otlp_http.OTLP_PATHS:
+        protobuf = otlp_http.media_type(request.headers.get("content-type")) == otlp_http.PROTOBUF
+        return otlp_http.refusal(413, detail, protobuf)
+    return problem_response(request, 413, "Content Too Large", detail)
 
 
 class BodyLimitMiddleware:
@@ -21,7 +33,7 @@ class BodyLimitMiddleware:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(scope, send)
+            await _too_large(scope, self.max_bytes)(scope, receive, send)
             return
         received = 0
         started = False
@@ -44,18 +56,4 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await self._reject(scope, send)
-
-    async def _reject(self, scope: Scope, send: Send) -> None:
-        body = orjson.dumps(
-            {
-                "type": "about:blank",
-                "title": "Content Too Large",
-                "status": 413,
-                "detail": f"the request body exceeds {self.max_bytes} bytes",
-                "instance": scope.get("path", ""),
-            }
-        )
-        headers = [(b"content-type", PROBLEM_TYPE.encode()), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+                await _too_large(scope, self.max_bytes)(scope, receive, send)

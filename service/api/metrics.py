@@ -1,9 +1,13 @@
 """Prometheus metrics: request counts and latencies by route, runs finalized, events ingested, store errors."""
 
-import time
-
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.api.watch import WatchedResponse
+
+# Label values are bounded, or anyone could grow /metrics without a key: a request names any method
+# and any path; unknown methods read "other", and paths no route matches "unmatched".
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class Metrics:
@@ -20,6 +24,12 @@ class Metrics:
         self.runs_finalized = Counter("repute_runs_finalized", "Runs finalized", registry=self.registry)
         self.events_ingested = Counter("repute_events_ingested", "Run events stored", registry=self.registry)
         self.store_errors = Counter("repute_store_errors", "Store unavailable errors", registry=self.registry)
+        self.sweep_failures = Counter(
+            "repute_session_sweep_failures",
+            "Idle sessions the sweeper could not finalize: closed as execution errors (undiagnosable), or retried",
+            ["outcome"],
+            registry=self.registry,
+        )
 
 
 class MetricsMiddleware:
@@ -31,19 +41,11 @@ class MetricsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
-        status = 500
-
-        async def capture(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        response = WatchedResponse(send)
         try:
-            await self.app(scope, receive, capture)
+            await self.app(scope, receive, response.send)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
-            method = scope["method"]
-            self.metrics.requests.labels(method, route, str(status)).inc()
-            self.metrics.latency.labels(method, route).observe(time.perf_counter() - started)
+            method = scope["method"] if scope["method"] in KNOWN_METHODS else "other"
+            self.metrics.requests.labels(method, route, str(response.status)).inc()
+            self.metrics.latency.labels(method, route).observe(response.seconds())

@@ -1,20 +1,22 @@
 """OTLP/HTTP as both receivers speak it (/v1/logs, /v1/traces): JSON or protobuf, optionally gzip;
-answers in the request's encoding; a body that cannot be decoded is a 400 google.rpc.Status."""
+answers in the request's encoding. A request refused whole (400 undecodable, 413 over a limit, 415
+neither JSON nor protobuf) gets a google.rpc.Status, as OTLP/HTTP clients expect, not problem+json."""
 
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from fastapi import Request, Response
+from fastapi import FastAPI, Request, Response
 from google.protobuf.json_format import MessageToDict
 from google.rpc import status_pb2
 
-from service.api.errors import Problem
-from service.services.inputs import Received
+from service.errors import TooLarge
+from service.services.inputs import Received, check_request_size
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-INVALID_ARGUMENT = 3
+OTLP_PATHS = frozenset({"/v1/logs", "/v1/traces"})
+INVALID_ARGUMENT, RESOURCE_EXHAUSTED = 3, 8  # google.rpc.Code
 
 
 def request_body_schema(resource_key: str) -> dict[str, Any]:
@@ -30,6 +32,21 @@ def request_body_schema(resource_key: str) -> dict[str, Any]:
     }
 
 
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "google.rpc.Status: the request cannot be decoded"},
+    413: {"description": "google.rpc.Status: over a size limit, named with its setting"},
+    415: {"description": "google.rpc.Status: neither JSON nor protobuf"},
+}
+
+
+class Refused(Exception):
+    """A request refused whole; answered as a google.rpc.Status (see `install`)."""
+
+    def __init__(self, status: int, message: str, protobuf: bool) -> None:
+        super().__init__(message)
+        self.status, self.message, self.protobuf = status, message, protobuf
+
+
 @dataclass(frozen=True)
 class OtlpBody:
     data: bytes
@@ -37,12 +54,28 @@ class OtlpBody:
     gzipped: bool
 
 
+def media_type(content_type: str | None) -> str:
+    return (content_type or JSON).split(";")[0].strip().lower()
+
+
 async def read_body(request: Request) -> OtlpBody:
-    content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    content_type = media_type(request.headers.get("content-type"))
     if content_type not in (JSON, PROTOBUF):
-        raise Problem(415, "Unsupported Media Type", f"send {JSON} or {PROTOBUF}, not {content_type!r}")
+        raise Refused(415, f"send {JSON} or {PROTOBUF}, not {content_type!r}", protobuf=False)
     gzipped = request.headers.get("content-encoding", "").lower() == "gzip"
     return OtlpBody(await request.body(), content_type == PROTOBUF, gzipped)
+
+
+def inflated_too_large(error: Exception, protobuf: bool) -> Refused:
+    return Refused(413, f"{error}; the limit is the setting REPUTE_MAX_BODY_BYTES", protobuf)
+
+
+def check_request_items(count: int, max_items: int, unit: str, protobuf: bool) -> None:
+    """The items of one request (log records, spans) within REPUTE_MAX_EVENTS_PER_REQUEST."""
+    try:
+        check_request_size(count, max_items, unit)
+    except TooLarge as exc:
+        raise Refused(413, str(exc), protobuf) from exc
 
 
 def encode(message: Any, protobuf: bool, status: int) -> Response:
@@ -51,8 +84,13 @@ def encode(message: Any, protobuf: bool, status: int) -> Response:
     return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON)
 
 
+def refusal(status: int, message: str, protobuf: bool) -> Response:
+    code = RESOURCE_EXHAUSTED if status == 413 else INVALID_ARGUMENT
+    return encode(status_pb2.Status(code=code, message=message), protobuf, status)
+
+
 def bad_request(message: str, protobuf: bool) -> Response:
-    return encode(status_pb2.Status(code=INVALID_ARGUMENT, message=message), protobuf, 400)
+    return refusal(400, message, protobuf)
 
 
 def partial_success(answer: Any, rejected_field: str, received: Received, protobuf: bool) -> Response:
@@ -61,3 +99,9 @@ def partial_success(answer: Any, rejected_field: str, received: Received, protob
         setattr(answer.partial_success, rejected_field, received.rejected)
         answer.partial_success.error_message = "; ".join(received.reasons)
     return encode(answer, protobuf, 200)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(Refused)
+    async def _refused(request: Request, exc: Refused) -> Response:
+        return refusal(exc.status, exc.message, exc.protobuf)

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier
+from service.ids import Identifier, RunIdentifier
 from service.store.rows import storable
 from service.vocab import SCOPES, TIME_RULE, Category, ExecutionStatus, Scope
 
@@ -30,7 +30,7 @@ class Strict(BaseModel):
 
 
 class RunOpen(Strict):
-    run_id: Identifier | None = Field(default=None, description="generated when absent")
+    run_id: RunIdentifier | None = Field(default=None, description="generated when absent")
     identity: Identifier = Field(description="the agent whose reputation this run affects")
     suite: Identifier | None = None
     task_id: Identifier | None = None
@@ -83,8 +83,8 @@ class RunSummary(BaseModel):
     failure_stage: str
     failure_reason_code: str
     score: float
-    trust_score: int | None
-    readiness_level: str
+    trust_score: int | None = Field(description="null while open, and for an execution error (no quality verdict)")
+    readiness_level: str | None = Field(description="null while open, and for an execution error")
     primary_failure: str | None
     session_composite: float | None
     event_count: int
@@ -103,7 +103,22 @@ class RunDetail(RunSummary):
 
 class RunList(BaseModel):
     runs: list[RunSummary]
-    next_cursor: str | None
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
+
+
+class RunEvent(BaseModel):
+    seq: int
+    event_id: str
+    type: str
+    timestamp: datetime | None
+    data: dict[str, Any]
+
+
+class RunEvents(BaseModel):
+    run_id: str
+    events: list[RunEvent]
+    total: int = Field(description="the run's events, all pages")
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class EventsAccepted(BaseModel):
@@ -121,7 +136,7 @@ class SessionVerdict(BaseModel):
     failure_stage: str
     failure_reason_code: str
     trust_score: int | None
-    readiness_level: str
+    readiness_level: str | None
     primary_failure: str | None
     tool_calls: int
     diagnosis_hash: str
@@ -149,6 +164,9 @@ class Signal(Strict):
     reference_id: str = Field(default="", max_length=256)
     attributes: dict[str, str] = Field(default_factory=dict, max_length=64)
     event_id: str | None = Field(default=None, description="a UUID; derived from the content when absent")
+    source: str | None = Field(
+        default=None, exclude=True, description="ignored: an event's source is the id of the key that posts it"
+    )
 
     model_config = ConfigDict(
         extra="forbid",
@@ -173,9 +191,24 @@ class SignalBatch(Strict):
 
 
 class SignalsAccepted(BaseModel):
-    accepted: int
-    duplicates: int
+    accepted: int = Field(description="events stored (capped ones included)")
+    duplicates: int = Field(description="events whose id this identity already had")
+    capped: int = Field(description="stored but not counted: over the source's daily cap for the identity")
     event_ids: list[str]
+
+
+class Source(BaseModel):
+    source: str
+    credibility: float
+    updated_at: datetime | None
+
+
+class SourceList(BaseModel):
+    sources: list[Source]
+
+
+class Credibility(Strict):
+    credibility: float = Field(ge=0, le=1, description="0 takes the source out of every score; 1 counts it fully")
 
 
 class Categories(BaseModel):
@@ -215,6 +248,7 @@ class IdentityRow(BaseModel):
 class IdentityList(BaseModel):
     identities: list[IdentityRow]
     computed_at: datetime | None
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class HistoryDay(BaseModel):

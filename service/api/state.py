@@ -5,9 +5,9 @@ import threading
 from datetime import UTC, datetime
 
 from service.services.keys import CreatedKey, ensure_admin_key
+from service.services.setup import prepare_store
 from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import migrate
 
 
 class StoreHolder:
@@ -24,7 +24,7 @@ class StoreHolder:
                 if self._store is None:
                     store = Store(self.settings)
                     try:
-                        migrate(store)
+                        prepare_store(store)
                         self.first_admin_key = ensure_admin_key(store, self.settings.data_dir, datetime.now(UTC))
                     except BaseException:
                         store.close()  # an embedded store left open would keep its data directory locked

@@ -14,6 +14,10 @@ TIMEOUT_SECONDS = 120
 class ApiError(RuntimeError):
     """The API refused a request; the message is the problem's detail, one line."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
 
 class ApiClient:
     def __init__(self, http: httpx.Client, on_close: Callable[[], None] | None = None) -> None:
@@ -26,7 +30,7 @@ class ApiClient:
         if response.status_code == 404:
             return None
         if response.status_code >= 400:
-            raise ApiError(f"{method} {path}: {response.status_code} {_detail(response)}")
+            raise ApiError(f"{method} {path}: {response.status_code} {_detail(response)}", response.status_code)
         return response
 
     def json(self, method: str, path: str, **kwargs: Any) -> Any:

@@ -13,7 +13,7 @@ import orjson
 from rich.console import Console
 from rich.progress import Progress
 
-from service.client.api import ApiClient
+from service.client.api import ApiClient, ApiError
 from service.diagnosis import parse_run
 from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
@@ -117,40 +117,71 @@ def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable
     return created
 
 
+# Answers about the runs themselves (a conflicting re-post, a run the API refuses): that file fails, not the ingest.
+_REFUSED_RUN = {409, 413, 422}
+
+
+class _Ingest:
+    """Files in, runs out: session files in batches, OTLP files line by line; a file that fails is
+    reported on `err` and counted, and the others go on."""
+
+    def __init__(self, client: ApiClient, identity: str | None, err: Console) -> None:
+        self.client, self.identity, self.err = client, identity, err
+        self.summary = IngestSummary()
+        self.pending: list[tuple[Path, SessionInput]] = []
+
+    def add(self, path: Path, progress: Progress) -> None:
+        self.summary.files += 1
+        try:
+            with path.open("rb") as head:
+                signal = _otlp_signal(head.read(4096))
+            if signal:
+                lines = progress.add_task(path.name, total=path.stat().st_size)
+                for created in post_otlp_file(self.client, path, signal, partial(progress.advance, lines)):
+                    self.summary.count(created)
+                progress.remove_task(lines)
+            else:
+                self.pending.append((path, session_of(path.read_bytes(), self.identity)))
+        except (OSError, OTLPDecodeError, ClientError) as exc:
+            self.skip(path, exc, getattr(exc, "field", ""))
+
+    def skip(self, path: Path, exc: Exception, field: str = "") -> None:
+        self.summary.failed += 1
+        where = f" ({field})" if field else ""
+        self.err.print(f"skipped {path}{where}: {exc}", markup=False, highlight=False)
+
+    def flush(self) -> None:
+        """Posts the pending runs as one batch; when the API refuses the batch for one of its runs (it is
+        all or nothing), each run again on its own, so only the files at fault fail."""
+        batch, self.pending = self.pending, []
+        try:
+            results = post_sessions(self.client, [session for _, session in batch])
+        except ApiError as exc:
+            if exc.status not in _REFUSED_RUN:
+                raise
+            if len(batch) == 1:
+                self.skip(batch[0][0], exc)
+                return
+            for one in batch:
+                self.pending = [one]
+                self.flush()
+            return
+        for created in results:
+            self.summary.count(created)
+
+
 def ingest_paths(
-    client: ApiClient, paths: list[Path], identity: str | None, batch_size: int, out: Console, err: Console
+    client: ApiClient, paths: list[Path], identity: str | None, batch_size: int, err: Console
 ) -> IngestSummary:
-    summary = IngestSummary()
-    pending: list[SessionInput] = []
-
-    def flush() -> None:
-        for created in post_sessions(client, pending):
-            summary.count(created)
-        pending.clear()
-
+    ingest = _Ingest(client, identity, err)
     files = list(expand(paths))
-    with Progress(console=out, transient=True) as progress:
+    with Progress(console=err, transient=True) as progress:
         task = progress.add_task("ingesting", total=len(files))
         for path in files:
-            summary.files += 1
-            try:
-                with path.open("rb") as head:
-                    signal = _otlp_signal(head.read(4096))
-                if signal:
-                    lines = progress.add_task(path.name, total=path.stat().st_size)
-                    for created in post_otlp_file(client, path, signal, partial(progress.advance, lines)):
-                        summary.count(created)
-                    progress.remove_task(lines)
-                else:
-                    pending.append(session_of(path.read_bytes(), identity))
-            except (OSError, OTLPDecodeError, ClientError) as exc:
-                summary.failed += 1
-                field = getattr(exc, "field", "")
-                where = f" ({field})" if field else ""
-                err.print(f"skipped {path}{where}: {exc}", markup=False, highlight=False)
-            if len(pending) >= batch_size:
-                flush()
+            ingest.add(path, progress)
+            if len(ingest.pending) >= batch_size:
+                ingest.flush()
             progress.advance(task)
-        if pending:
-            flush()
-    return summary
+        if ingest.pending:
+            ingest.flush()
+    return ingest.summary

@@ -6,13 +6,12 @@ import asyncio
 import httpx
 from fastapi import FastAPI
 
-from service.api import auth
 from service.api.app import create_app
 from service.client.api import TIMEOUT_SECONDS, ApiClient
 from service.services.keys import operator_principal
+from service.services.setup import prepare_store
 from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import migrate
 
 
 class InProcessTransport(httpx.BaseTransport):
@@ -34,12 +33,10 @@ class InProcessTransport(httpx.BaseTransport):
 def in_process_client(settings: Settings) -> ApiClient:
     store = Store(settings)
     try:
-        migrate(store)
+        prepare_store(store)
     except BaseException:
         store.close()
         raise
-    app = create_app(settings, store=store)
-    for dependency in auth.SCOPE_DEPENDENCIES:
-        app.dependency_overrides[dependency] = operator_principal
+    app = create_app(settings, store=store, acting_as=operator_principal())
     http = httpx.Client(transport=InProcessTransport(app), base_url="http://repute.local", timeout=TIMEOUT_SECONDS)
     return ApiClient(http, on_close=store.close)

@@ -1,4 +1,7 @@
-"""The record a running embedded server keeps in its data directory, so other processes find it."""
+"""The record a running embedded server keeps in its data directory, so other processes find it.
+
+Only the process that owns the store writes it, once it listens; it is replaced atomically (a reader
+never sees half of one) and removed by its writer alone, so it only ever names the live owner."""
 
 import os
 from pathlib import Path
@@ -12,8 +15,19 @@ from service.vocab import ADMIN_KEY_FILE, SERVER_FILE
 def write_server_file(data_dir: Path, url: str) -> Path:
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / SERVER_FILE
-    path.write_bytes(orjson.dumps({"url": url, "pid": os.getpid()}))
+    draft = path.with_name(f".{SERVER_FILE}.{os.getpid()}")
+    draft.write_bytes(orjson.dumps({"url": url, "pid": os.getpid()}))
+    draft.replace(path)
     return path
+
+
+def remove_own_server_file(path: Path) -> None:
+    """Removes the record if this process wrote it."""
+    try:
+        if orjson.loads(path.read_bytes()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, AttributeError):
+        pass  # gone already, or not a record this process wrote
 
 
 def running_server(data_dir: Path) -> str | None:

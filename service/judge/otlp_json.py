@@ -10,7 +10,7 @@ fit makes the whole request malformed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Generic, TypeVar
 
 import msgspec
@@ -118,18 +118,38 @@ def session_times(data: bytes | str) -> tuple[list[tuple[str | None, int | None]
     return times, rejected
 
 
-def _decode_request(data: bytes | str) -> ExportLogsServiceRequest[LogRecordJson | None]:
-    """The request; a record that does not fit the schema is replaced by None."""
+Typed = TypeVar("Typed")
+Raw = TypeVar("Raw")
+
+
+def decode_tolerating_items(
+    data: bytes | str,
+    typed: msgspec.json.Decoder[Typed],
+    raw: msgspec.json.Decoder[Raw],
+    rebuild: Callable[[Raw], Typed],
+    malformed: Callable[[Exception], Exception],
+) -> Typed:
+    """An OTLP/JSON request decoded as `typed`; when an item inside does not fit the schema, decoded as
+    `raw` (items left as msgspec.Raw) and rebuilt item by item, so one bad item rejects itself, not the
+    request. A body that is not JSON, or nests too deep, raises `malformed(error)`."""
     try:
-        return _request_decoder.decode(data)
+        return typed.decode(data)
     except msgspec.ValidationError:
         pass
     except (msgspec.DecodeError, RecursionError) as error:
-        raise _malformed(error) from None
+        raise malformed(error) from None
     try:
-        request = _raw_records_decoder.decode(data)
+        return rebuild(raw.decode(data))
     except (msgspec.DecodeError, RecursionError) as error:
-        raise _malformed(error) from None
+        raise malformed(error) from None
+
+
+def _decode_request(data: bytes | str) -> ExportLogsServiceRequest[LogRecordJson | None]:
+    """The request; a record that does not fit the schema is replaced by None."""
+    return decode_tolerating_items(data, _request_decoder, _raw_records_decoder, _rebuild, _malformed)
+
+
+def _rebuild(request: ExportLogsServiceRequest[msgspec.Raw]) -> ExportLogsServiceRequest[LogRecordJson | None]:
     return ExportLogsServiceRequest(
         [
             ResourceLogs(

@@ -1,17 +1,31 @@
 """The reputation scoring model. `combine` computes one identity's figures from daily aggregates (the
-API's read); the SQL view `reputation_at` (migrations/0002) does the same for the whole fleet. Tests
-check both against a recomputation from raw events."""
+API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole fleet. Tests
+check both against a recomputation from raw events.
+
+SPEC §7.1 at read time: each event's c·w is multiplied by its source's credibility (default 1) and,
+with a half-life h, by 2^(-(window end - day) / h). Confidence's N is the sum of credibility x decay over
+the events with weight > 0: a plain count without decay at credibility 1, and a source set to
+credibility 0 stops counting everywhere, so its events also leave the counts (events, positive and
+negative events, failures). Capped events (over the per-source daily cap) never count.
+"""
 
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from service.vocab import REPORTED_DECIMALS
+
 CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
 CATEGORIES: tuple[str, ...] = tuple(CATEGORY_WEIGHTS)
 WINDOW_DAYS = 90
 TREND_OFFSETS_DAYS = (7, 30)
 FULL_CONFIDENCE_EVENTS = 100
+
+# Sources (SPEC §7.1): the runs' own events, and signals posted before events recorded their source.
+# Posted signals carry the id of the key that posted them.
+REPUTE_SOURCE = "repute"
+LEGACY_SOURCE = "legacy"
 
 # Namespace of the deterministic ids of emitted events (UUIDv5 of tenant/reference/event type).
 EVENT_NAMESPACE = uuid.UUID("6f1c1d7e-2d4b-5c59-9a51-7b1f3e0c8a10")
@@ -37,6 +51,12 @@ class ReputationEvent:
     attributes: dict[str, str] = field(default_factory=dict)
 
 
+def reported(value: float | None) -> float | None:
+    """A figure as responses show it: rounded to REPORTED_DECIMALS (SPEC §7), None kept; exact values
+    stay internal."""
+    return None if value is None else round(value, REPORTED_DECIMALS)
+
+
 def _category_score(weighted: float, weight: float) -> float | None:
     return None if weight == 0 else weighted / weight
 
@@ -60,26 +80,25 @@ def _difference(a: float | None, b: float | None) -> float | None:
 
 
 def combine(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """SPEC §7 figures from per-category window sums (sql/identity_windows.sql); None without rows."""
+    """SPEC §7 figures from per-(category, window) sums (sql/identity_windows.sql); None without rows."""
     if not rows:
         return None
-    windows = {
-        window: {r["category"]: _category_score(r[f"weighted_{window}"], r[f"weight_{window}"]) for r in rows}
-        for window in ("now", "7d", "30d")
-    }
-    overall, score_7d, score_30d = (_overall(windows[w]) for w in ("now", "7d", "30d"))
-    events = sum(r["events"] for r in rows)
-    failures: dict[str, int] = {}
+    scores: dict[int, dict[str, float | None]] = {offset: {} for offset in (0, *TREND_OFFSETS_DAYS)}
     for row in rows:
+        scores[row["offset_days"]][row["category"]] = _category_score(row["weighted"], row["weight"])
+    overall, score_7d, score_30d = (_overall(scores[offset]) for offset in (0, *TREND_OFFSETS_DAYS))
+    current = [row for row in rows if row["offset_days"] == 0]
+    failures: dict[str, int] = {}
+    for row in current:
         for failure_type, count in row["failures"].items():
             failures[failure_type] = failures.get(failure_type, 0) + count
     return {
         "overall": overall,
-        **{category: _scaled(windows["now"].get(category)) for category in CATEGORIES},
-        "confidence": min(1.0, events / FULL_CONFIDENCE_EVENTS),
-        "events": events,
-        "positive_events": sum(r["positive_events"] for r in rows),
-        "negative_events": sum(r["negative_events"] for r in rows),
+        **{category: _scaled(scores[0].get(category)) for category in CATEGORIES},
+        "confidence": min(1.0, current[0]["evidence"] / FULL_CONFIDENCE_EVENTS) if current else 0.0,
+        "events": sum(row["events"] for row in current),
+        "positive_events": sum(row["positive_events"] for row in current),
+        "negative_events": sum(row["negative_events"] for row in current),
         "failures": failures,
         "score_7d_ago": score_7d,
         "score_30d_ago": score_30d,

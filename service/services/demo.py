@@ -44,6 +44,8 @@ DAY_SECONDS = 86_400
 RUN_SECONDS_MAX = 1_800  # a run's events span less than this, so no run ends after `now`
 BATCH = 400
 
+DEMO_SOURCE = "demo"  # the source of the demo's posted signals, as a key id would be
+
 
 @dataclass(frozen=True)
 class DemoOptions:
@@ -260,7 +262,7 @@ def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pa
         runs += len(results)
         stored += sum(result.created for result in results)
     posted = [signal_event(tenant, s, now, "signal") for s in signals(rng, fleet, options, now)]
-    reputation_store.insert_events(store, tenant, posted)
+    reputation_store.insert_signals(store, tenant, DEMO_SOURCE, posted)
     reputation_store.refresh_scores(store)
     degrading = next(p.identity for p in fleet if p.degrading)
     return DemoSummary(tenant, runs, stored, len(posted), degrading)

@@ -2,12 +2,14 @@
 object. Errors name the field (`sessions[1].identity`, `events[3].timestamp`)."""
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.diagnosis import Event, RunInput, normalize_events
-from service.errors import FieldError
-from service.ids import check_id, check_optional_id
+from service.errors import FieldError, TooLarge
+from service.ids import check_id, check_optional_id, check_run_id
+from service.settings import Settings
 from service.store.records import RunRecord
 from service.traces import TraceRun
 from service.vocab import RunKind
@@ -67,23 +69,57 @@ class SessionInput(_NormalizedOnce):
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
 
+def over_limit(holder: str, limit: int, unit: str, sent: str, setting: str, field: str = "") -> TooLarge:
+    """A 413 naming the limit and the setting that moves it."""
+    return TooLarge(
+        f"{holder} holds at most {limit} {unit} ({sent}); the limit is the setting REPUTE_{setting.upper()}", field
+    )
+
+
+def check_run_size(events: int, max_events: int, field: str, stored: int = 0) -> None:
+    if stored + events > max_events:
+        sent = f"{stored} stored, {events} sent" if stored else f"{events} sent"
+        raise over_limit("a run", max_events, "events", sent, "max_events_per_run", field)
+
+
+def check_batch_size(runs: Sequence[RunInput], max_runs: int, max_events: int) -> None:
+    """The runs of one request, and their events together, within their caps."""
+    if len(runs) > max_runs:
+        raise over_limit("a batch", max_runs, "runs", f"{len(runs)} sent", "max_runs_per_batch", "sessions")
+    check_request_size(sum(len(run.events) for run in runs), max_events, field="sessions")
+
+
+def check_request_size(items: int, max_items: int, unit: str = "events", field: str = "") -> None:
+    if items > max_items:
+        raise over_limit("a request", max_items, unit, f"{items} sent", "max_events_per_request", field)
+
+
 def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:
     """Validates a parsed run for storage; errors name the field."""
     prefix = f"{field}." if field else ""
     if run.trial is not None and (isinstance(run.trial, bool) or not isinstance(run.trial, int) or run.trial < 0):
         raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
-    if len(run.events) > max_events:
-        raise FieldError(f"{prefix}events", f"a run holds at most {max_events} events ({len(run.events)} sent)")
+    check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
     spec = RunSpec(
         identity=check_id(run.identity, f"{prefix}identity"),
-        run_id=check_optional_id(run.run_id, f"{prefix}run_id") or None,
+        run_id=check_run_id(run.run_id, f"{prefix}run_id") if run.run_id else None,
         suite=check_optional_id(run.suite, f"{prefix}suite"),
         task_id=check_optional_id(run.task_id, f"{prefix}task_id"),
         trial=run.trial,
         metadata=run.metadata or {},
     )
     return SessionInput(spec, list(run.events), run.execution, normalized=normalized)
+
+
+def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[SessionInput]:
+    """The runs of one request validated for storage, within the request's caps; errors name the
+    run (`sessions[2].identity`) when there are several."""
+    check_batch_size(runs, settings.max_runs_per_batch, settings.max_events_per_request)
+    return [
+        session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
+        for index, run in enumerate(runs)
+    ]
 
 
 UNKNOWN_IDENTITY = "unknown"

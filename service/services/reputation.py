@@ -1,4 +1,9 @@
-"""Reputation: signals in; one identity, the fleet and an identity's history out (SPEC §7)."""
+"""Reputation reads shaped for people and programs (API, CLI), and posted signals (SPEC §3.3).
+
+Reported figures (scores, trends, confidence, mean trust) are rounded to vocab.REPORTED_DECIMALS, each
+from its exact value: 89.00000000000001 reads 89.0, and a trend is not the difference of two rounded
+scores. The store and the model keep the exact values.
+"""
 
 import uuid
 from datetime import UTC, date, datetime, timedelta
@@ -6,14 +11,21 @@ from typing import Any
 
 import orjson
 
-from service.errors import FieldError
-from service.reputation.model import CATEGORIES, WINDOW_DAYS, ReputationEvent, event_uuid
+from service.errors import FieldError, NotFound
+from service.reputation.explain import explanation
+from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, ReputationEvent, event_uuid, reported
+from service.services.keys import Principal, is_operator
+from service.store import keys as key_store
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
 
+def _figure(row: dict[str, Any] | None, name: str) -> float | None:
+    return reported(row[name]) if row else None
+
+
 def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
-    return {c: (row[c] if row else None) for c in CATEGORIES}
+    return {c: _figure(row, c) for c in CATEGORIES}
 
 
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
@@ -25,18 +37,27 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "identity": identity,
         "as_of": as_of,
         "window_days": WINDOW_DAYS,
-        "overall": row["overall"] if row else None,
+        "overall": _figure(row, "overall"),
         "categories": _categories(row),
-        "confidence": row["confidence"] if row else 0.0,
+        "confidence": _figure(row, "confidence") or 0.0,
         "events": row["events"] if row else 0,
         "positive_events": row["positive_events"] if row else 0,
         "negative_events": row["negative_events"] if row else 0,
         "failures": dict(sorted(row["failures"].items())) if row else {},
-        "score_7d_ago": row["score_7d_ago"] if row else None,
-        "score_30d_ago": row["score_30d_ago"] if row else None,
-        "trend_7d": row["trend_7d"] if row else None,
-        "trend_30d": row["trend_30d"] if row else None,
+        "score_7d_ago": _figure(row, "score_7d_ago"),
+        "score_30d_ago": _figure(row, "score_30d_ago"),
+        "trend_7d": _figure(row, "trend_7d"),
+        "trend_30d": _figure(row, "trend_30d"),
     }
+
+
+def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+    """Why the identity's reputation is what it is at as_of (SPEC §7.1, service.reputation.explain);
+    None when the tenant has never seen the identity."""
+    rows = reputation_store.explanation_rows(store, tenant, identity, as_of)
+    if not rows and not reputation_store.identity_exists(store, tenant, identity):
+        return None
+    return explanation(identity, as_of, rows)
 
 
 def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
@@ -44,12 +65,12 @@ def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
     identities = [
         {
             "identity": row["identity"],
-            "overall": row["overall"],
+            "overall": reported(row["overall"]),
             "categories": _categories(row),
-            "confidence": row["confidence"],
+            "confidence": reported(row["confidence"]),
             "events": row["events"],
-            "trend_7d": row["trend_7d"],
-            "trend_30d": row["trend_30d"],
+            "trend_7d": reported(row["trend_7d"]),
+            "trend_30d": reported(row["trend_30d"]),
             "computed_at": row["computed_at"],
         }
         for row in rows
@@ -72,9 +93,9 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
             {
                 "day": day,
                 "runs": runs,
-                "mean_trust": mean_trust,
-                "reputation": row["overall"] if row else None,
-                "confidence": row["confidence"] if row else 0.0,
+                "mean_trust": reported(mean_trust),
+                "reputation": _figure(row, "overall"),
+                "confidence": _figure(row, "confidence") or 0.0,
             }
         )
     return {"identity": identity, "days": series}
@@ -112,8 +133,45 @@ def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str)
     )
 
 
-def post_signals(store: Store, tenant: str, signals: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
-    """Stores signals from other systems (SPEC §3.3); ids already stored are duplicates, not errors."""
+def post_signals(
+    store: Store, tenant: str, source: str, signals: list[dict[str, Any]], now: datetime
+) -> dict[str, Any]:
+    """Stores signals from other systems (SPEC §3.3) as coming from `source`, the id of the key that
+    posted them (the server's, never the client's word). `accepted` counts the events stored, capped
+    ones included; ids already stored are duplicates, not errors."""
     events = [signal_event(tenant, signal, now, f"events[{i}]") for i, signal in enumerate(signals)]
-    accepted = reputation_store.insert_events(store, tenant, events)
-    return {"accepted": accepted, "duplicates": len(events) - accepted, "event_ids": [str(e.event_id) for e in events]}
+    outcome = reputation_store.insert_signals(store, tenant, source, events)
+    return {
+        "accepted": len(outcome.stored),
+        "duplicates": len(outcome.duplicates),
+        "capped": len(outcome.capped),
+        "event_ids": [str(e.event_id) for e in events],
+    }
+
+
+def sources(store: Store, tenant: str) -> dict[str, Any]:
+    """The tenant's sources and their credibility (SPEC §7.1, GET /v1/sources)."""
+    return {"sources": reputation_store.list_sources(store, tenant)}
+
+
+def source_tenant(store: Store, principal: Principal, source: str) -> str:
+    """The tenant whose credibility for `source` (a key id, or `legacy`) this admin sets: the key's own
+    tenant. Another tenant's key answers as an unknown one, unless the caller is the operator."""
+    if source == LEGACY_SOURCE:
+        return principal.tenant
+    key = key_store.get_key(store, source)
+    if key is None or (key["tenant"] != principal.tenant and not is_operator(principal)):
+        raise NotFound(f"key {source!r}")
+    return str(key["tenant"])
+
+
+def set_source_credibility(
+    store: Store, principal: Principal, source: str, credibility: float, now: datetime
+) -> dict[str, Any]:
+    """An admin's credibility for a source (PUT /v1/sources/{key_id}); it applies to every score at once."""
+    tenant = source_tenant(store, principal, source)
+    try:
+        reputation_store.set_credibility(store, tenant, source, credibility, now)
+    except ValueError as exc:
+        raise FieldError("credibility", str(exc)) from exc
+    return {"source": source, "credibility": credibility, "updated_at": now}

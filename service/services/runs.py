@@ -4,8 +4,20 @@ Batch-first: finalizing N runs costs one INSERT per table, so harnesses can send
 Re-finalizing returns the stored result and writes nothing. Within a finalize, the run's own row is
 written last: a crash before it leaves the run open, and the retry converges (failures collapse by
 key, reputation events are skipped by id).
+
+A whole run posted again under a run_id already finalized (a retry, `repute ingest` run twice) answers
+the stored result when it is the same run, and is a conflict naming what differs when it is not: a
+run_id names one run, and silently keeping the first of two different runs would hide a harness bug.
+Identity, suite, task id, trial and metadata are compared with the stored record. The events are
+compared by `content_hash`, a sha256 of the events as canonical JSON (keys sorted) that the finalize
+stores on the run: one serialization of the events when a run is written, no read of its events back
+when it is posted again, and it still holds after the events' TTL has dropped them. Runs finalized
+before the column existed (migration 0008) have no hash, and their events are not compared. The
+`execution` object is not compared: the stored outcome stands.
 """
 
+import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -15,7 +27,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Event, diagnose, normalize_events
-from service.errors import ClientError, Conflict, FieldError, NotFound
+from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -24,6 +36,7 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
+    check_run_size,
     new_run_id,
     trace_spec,
 )
@@ -38,9 +51,22 @@ from service.store.rows import from_epoch_ms, to_millis
 from service.traces import decode_span, map_run
 from service.vocab import ExecutionStatus, RunKind, RunStatus
 
+log = logging.getLogger("repute.runs")
+# How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
+UNDIAGNOSABLE_STAGE = "evaluator"
+UNDIAGNOSABLE_REASON = "evaluator_error"
+MESSAGE_CHARS = 1000
+# Runs whose events come from OTLP telemetry, and where it is received.
+FED_BY_OTLP: dict[str, str] = {RunKind.SESSION: "/v1/logs", RunKind.TRACE: "/v1/traces"}
+
 
 def canonical_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def content_hash(events: Sequence[Any]) -> str:
+    """What a run was finalized from, for telling a repeated post from a different run."""
+    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRecord:
@@ -92,11 +118,10 @@ def append_events(
         run = stored_run(store, tenant, run_id)
         if run.finalized:
             raise Conflict(f"run {run_id} is finalized; it takes no more events")
+        if run.kind in FED_BY_OTLP:  # its events are mapped from its telemetry when it is finalized
+            raise Conflict(f"run {run_id} is an OTLP {run.kind}; send its telemetry to {FED_BY_OTLP[run.kind]}")
         first_seq = run_store.next_event_seq(store, tenant, run_id)
-        if first_seq + len(events) > max_events:
-            raise FieldError(
-                "events", f"a run holds at most {max_events} events ({first_seq} stored, {len(events)} sent)"
-            )
+        check_run_size(len(events), max_events, "events", stored=first_seq)
         run_store.insert_events(store, run_store.event_rows(tenant, run_id, normalized, first_seq, now))
         return first_seq + len(events)
 
@@ -153,6 +178,7 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
         total_tokens=view["cost_analysis"]["total_tokens"],
         diagnosis=diagnosis.canonical_json().decode(),
         diagnosis_hash=view["diagnosis_hash"],
+        content_hash=content_hash(request.events),
     )
     causes = view["failure_causes"]
     failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
@@ -223,6 +249,54 @@ def finalize_run(
         return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
 
 
+@dataclass
+class Sweep:
+    """What one pass of a background finalizer did."""
+
+    finalized: int = 0
+    undiagnosable: int = 0  # finalized as execution errors naming why
+    retried: int = 0  # an unexpected failure: left open for the next pass
+
+
+def finalize_each(store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float) -> Sweep:
+    """Finalizes each (tenant, run id) in turn. A run that cannot be finalized never holds up the
+    others (of any tenant); only the store being down ends the pass."""
+    sweep = Sweep()
+    for tenant, run_id in due:
+        try:
+            finalize_run(store, tenant, run_id, None, now, pass_threshold)
+            sweep.finalized += 1
+        except StoreUnavailable:
+            raise
+        except ClientError as error:
+            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
+            log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, error.located())
+            finalize_undiagnosable(store, tenant, run_id, error, now, pass_threshold)
+            sweep.undiagnosable += 1
+        except Exception:
+            log.exception("run %s of tenant %s could not be finalized; retried next pass", run_id, tenant)
+            sweep.retried += 1
+    return sweep
+
+
+def finalize_undiagnosable(
+    store: Store, tenant: str, run_id: str, error: ClientError, now: datetime, pass_threshold: float
+) -> RunRecord:
+    """Finalizes a run whose stored evidence cannot be diagnosed as an execution error of the evaluator
+    stage whose message names the fault, so it stops coming back; its raw evidence stays stored."""
+    execution = {
+        "status": ExecutionStatus.EXECUTION_ERROR,
+        "stage": UNDIAGNOSABLE_STAGE,
+        "reason": UNDIAGNOSABLE_REASON,
+        "message": f"the stored evidence cannot be diagnosed: {error.located()}"[:MESSAGE_CHARS],
+    }
+    with run_lock(tenant, run_id):
+        run = stored_run(store, tenant, run_id)
+        if run.finalized:
+            return run
+        return finalize_batch(store, tenant, [FinalizeRequest(run, [], execution)], now, pass_threshold)[0]
+
+
 def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """An OTLP session's run events (SPEC §3.2 mapping, stored so /events shows them) and its score."""
     records = [decode_record(payload) for payload in session_store.load_payloads(store, run.tenant, run.run_id)]
@@ -263,8 +337,9 @@ class Ingested:
 def ingest_sessions(
     store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
 ) -> list[Ingested]:
-    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched;
-    one that is open (being streamed through /v1/runs) is a conflict."""
+    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched when
+    the run sent is the same, and is a conflict when it differs; one that is open (being streamed through
+    /v1/runs) is a conflict."""
     now = to_millis(now)
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
@@ -276,8 +351,9 @@ def ingest_sessions(
                 raise Conflict(f"run {run_id} is open; append its events and finalize it instead")
         existing = run_store.get_runs(store, tenant, list(states)) if states else {}
         requests, rows = [], []
-        for run_id, session in zip(run_ids, sessions, strict=True):
+        for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
             if run_id in existing:
+                _require_same(existing[run_id], session, f"sessions[{index}]." if len(sessions) > 1 else "")
                 continue
             rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
             base = new_record(tenant, session.spec, run_id, now)
@@ -291,6 +367,26 @@ def ingest_sessions(
             Ingested(existing[run_id], False) if run_id in existing else Ingested(next(finalized), True)
             for run_id in run_ids
         ]
+
+
+def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None:
+    """A run posted again must be the stored one; a conflict names each field that differs."""
+    spec = session.spec
+    sent = {
+        "identity": spec.identity,
+        "suite": spec.suite,
+        "task_id": spec.task_id,
+        "trial": spec.trial,
+        "metadata": canonical_text(spec.metadata),
+    }
+    differ = [name for name, value in sent.items() if getattr(stored, name) != value]
+    if stored.content_hash and stored.content_hash != content_hash(session.events):
+        differ.append("events")
+    if differ:
+        raise Conflict(
+            f"run {stored.run_id} already exists with a different {', '.join(differ)}: a run_id names one run",
+            field=prefix + differ[0],
+        )
 
 
 def ingest_each(
@@ -325,6 +421,14 @@ def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
 
 
-def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
-    stored_run(store, tenant, run_id)
-    return run_store.list_events(store, tenant, run_id, offset, limit)
+@dataclass(frozen=True)
+class EventPage:
+    events: list[dict[str, Any]]
+    total: int  # the run's events, all pages
+
+
+def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> EventPage:
+    """A page of a run's events from position `first_seq` on, and how many the run holds."""
+    run = stored_run(store, tenant, run_id)
+    total = run.event_count if run.finalized else run_store.next_event_seq(store, tenant, run_id)
+    return EventPage(run_store.list_events(store, tenant, run_id, first_seq, limit), total)

@@ -7,9 +7,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from service.errors import FieldError
-from service.ids import ID_RULE, check_id
-from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session
+from service.diagnosis import InputError
+from service.diagnosis.events import timestamp_ms_of
+from service.ids import RUN_ID_RULE, is_run_id
+from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.records import encode_record, record_id
 from service.services import runs
 from service.services.inputs import Received, RunSpec, safe_identity
@@ -17,8 +18,9 @@ from service.services.locks import holding
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
+from service.store.records import RunRecord
 from service.store.rows import to_millis
-from service.vocab import RunKind
+from service.vocab import TIME_RULE, RunKind
 
 
 def _identity(records: Iterable[LogRecord], rule: IdentityRule) -> str | None:
@@ -28,55 +30,95 @@ def _identity(records: Iterable[LogRecord], rule: IdentityRule) -> str | None:
     return accumulator.identity
 
 
-def _record_rows(tenant: str, session_id: str, records: Sequence[LogRecord], now: datetime) -> list[list]:
+def _record_rows(
+    tenant: str, session_id: str, records: Sequence[LogRecord], event_counts: Sequence[int], now: datetime
+) -> list[list]:
     seen: Counter[str] = Counter()
     rows = []
-    for record in records:
+    for record, event_count in zip(records, event_counts, strict=True):
         first = record_id(record)
         seen[first] += 1
+        content = encode_record(record)
         rows.append(
-            [tenant, session_id, record_id(record, seen[first]), record.time_unix_nano, encode_record(record), now]
+            [tenant, session_id, record_id(record, seen[first]), record.time_unix_nano, content, now, event_count]
         )
     return rows
 
 
-def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str]) -> Received:
-    """Stores the records of a decoded request; opens a run for each new session."""
+def receive(
+    store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str], max_events: int
+) -> Received:
+    """Stores the records of a decoded request; opens a run for each new session. A session's records
+    are refused whole when it is closed, or when they would take it past `max_events` run events."""
     now = to_millis(now)
     received = Received()
     received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
     groups = group_by_session(batch.records)
     received.reject(len(batch.records) - sum(map(len, groups.values())), "records without session.id")
-    valid = {}
-    for session_id, records in groups.items():
-        try:
-            valid[check_id(session_id, "session.id")] = records
-        except FieldError:
-            received.reject(len(records), f"session.id must be {ID_RULE}")
+    valid = _storable_sessions(groups, received)
     rule = IdentityRule(identity_names)
     with holding(tenant, list(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
+        stored_events = session_store.event_counts(store, tenant, list(existing))
         opened, rows = [], []
         for session_id, records in valid.items():
             run = existing.get(session_id)
-            if run is not None and (run.finalized or run.kind != RunKind.SESSION):
-                state = "finalized" if run.finalized else "a run that is not a session"
-                received.reject(len(records), f"session {session_id} is {state}; its records were not stored")
+            event_counts = [len(to_run_events([record])) for record in records]
+            refusal = _refusal(run, stored_events.get(session_id, 0) + sum(event_counts), max_events)
+            if refusal:
+                received.reject(len(records), f"session {session_id} {refusal}; its records were not stored")
                 continue
             if run is None:
                 identity = safe_identity(_identity(records, rule))
                 spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
                 opened.append(runs.new_record(tenant, spec, session_id, now))
-            rows.extend(_record_rows(tenant, session_id, records, now))
+            rows.extend(_record_rows(tenant, session_id, records, event_counts, now))
             received.accepted += len(records)
         session_store.insert_records(store, rows)
         run_store.insert_runs(store, opened)
     return received
 
 
-def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> int:
-    """Finalizes every open session that has been idle for `idle`; returns how many."""
-    idle_sessions = session_store.idle_sessions(store, now - idle)
-    for tenant, session_id in idle_sessions:
-        runs.finalize_run(store, tenant, session_id, None, now, pass_threshold)
-    return len(idle_sessions)
+def _refusal(run: RunRecord | None, events: int, max_events: int) -> str | None:
+    """Why a session takes no more records, if it does not."""
+    if run is not None and run.finalized:
+        return "is finalized"
+    if run is not None and run.kind != RunKind.SESSION:
+        return "is a run that is not a session"
+    if events > max_events:
+        return f"would hold {events} run events, over the {max_events} of a run (REPUTE_MAX_EVENTS_PER_RUN)"
+    return None
+
+
+def _storable_sessions(groups: dict[str, list[LogRecord]], received: Received) -> dict[str, list[LogRecord]]:
+    """The sessions with a valid id, each with its records whose time is storable; the rest rejected."""
+    valid = {}
+    bad_ids = bad_times = 0
+    for session_id, records in groups.items():
+        if not is_run_id(session_id):
+            bad_ids += len(records)
+            continue
+        timed = [record for record in records if _storable_time(record)]
+        bad_times += len(records) - len(timed)
+        if timed:
+            valid[session_id] = timed
+    received.reject(bad_ids, f"session.id must be {RUN_ID_RULE}")
+    received.reject(bad_times, f"timeUnixNano must lie {TIME_RULE}")
+    return valid
+
+
+def _storable_time(record: LogRecord) -> bool:
+    """A record's time must be storable, and read back as the same instant once the record is a run
+    event (whose epoch numbers are told apart by magnitude): else finalizing the session would fail."""
+    nanos = record.time_unix_nano
+    if nanos is None:
+        return True
+    try:
+        return timestamp_ms_of({"timestamp": nanos}, 0) == nanos // 1_000_000
+    except InputError:
+        return False
+
+
+def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> runs.Sweep:
+    """Finalizes every open session that has been idle for `idle` (see runs.finalize_each)."""
+    return runs.finalize_each(store, session_store.idle_sessions(store, now - idle), now, pass_threshold)

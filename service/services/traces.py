@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from service.errors import FieldError
-from service.ids import ID_RULE, check_id
+from service.ids import RUN_ID_RULE, check_run_id
 from service.services import runs
 from service.services.inputs import Received, trace_spec
 from service.services.locks import holding
@@ -47,9 +47,9 @@ def _valid_runs(grouped: dict[str, list[Span]], received: Received) -> dict[str,
     valid = {}
     for run_id, spans in grouped.items():
         try:
-            valid[check_id(run_id, "gen_ai.conversation.id")] = spans
+            valid[check_run_id(run_id, "gen_ai.conversation.id")] = spans
         except FieldError:
-            received.reject(len(spans), f"gen_ai.conversation.id must be {ID_RULE}")
+            received.reject(len(spans), f"gen_ai.conversation.id must be {RUN_ID_RULE}")
     return valid
 
 
@@ -88,9 +88,6 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, max
     return received
 
 
-def finalize_due(store: Store, now: datetime, settle: timedelta, idle: timedelta, pass_threshold: float) -> int:
-    """Finalizes every open trace-born run that has settled or gone idle; returns how many."""
-    due = trace_store.runs_to_finalize(store, now - settle, now - idle)
-    for tenant, run_id in due:
-        runs.finalize_run(store, tenant, run_id, None, now, pass_threshold)
-    return len(due)
+def finalize_due(store: Store, now: datetime, settle: timedelta, idle: timedelta, pass_threshold: float) -> runs.Sweep:
+    """Finalizes every open trace-born run that has settled or gone idle (see runs.finalize_each)."""
+    return runs.finalize_each(store, trace_store.runs_to_finalize(store, now - settle, now - idle), now, pass_threshold)

@@ -1,4 +1,12 @@
-"""The public shapes of a run (the API's responses and `repute runs --json`) and the list cursor."""
+"""The public shapes of a run (the API's responses and `repute runs --json`) and the list cursors.
+
+A run that ended in an execution error has no quality verdict: its trust, readiness and primary failure
+read as null (the infrastructure failed, not the agent), while its diagnosis stays in the detail for
+whoever debugs the harness.
+
+Every list pages the same way: `cursor` in, `next_cursor` out (null on the last page). A cursor is
+opaque to clients; it names its list, so one list's cursor is refused by another.
+"""
 
 import base64
 from datetime import UTC, datetime
@@ -8,10 +16,11 @@ import orjson
 
 from service.errors import FieldError
 from service.store.records import RunRecord
+from service.vocab import ExecutionStatus
 
 _SUMMARY_FIELDS = (
     "run_id", "identity", "kind", "suite", "task_id", "trial", "status", "run_at", "finalized_at",
-    "execution_status", "failure_stage", "failure_reason_code", "score", "trust_score", "session_composite",
+    "execution_status", "failure_stage", "failure_reason_code", "score", "session_composite",
     "event_count", "tool_calls", "total_tokens",
 )  # fmt: skip
 
@@ -20,11 +29,18 @@ def _loads(text: str) -> Any:
     return orjson.loads(text) if text else None
 
 
+def has_verdict(record: RunRecord) -> bool:
+    """Whether the run was judged: finalized, and not stopped by its infrastructure."""
+    return record.finalized and record.execution_status != ExecutionStatus.EXECUTION_ERROR
+
+
 def run_summary(record: RunRecord) -> dict[str, Any]:
+    judged = has_verdict(record)
     return {
         **{name: getattr(record, name) for name in _SUMMARY_FIELDS},
-        "readiness_level": record.readiness,
-        "primary_failure": record.primary_failure or None,
+        "trust_score": record.trust_score if judged else None,
+        "readiness_level": record.readiness if judged else None,
+        "primary_failure": (record.primary_failure or None) if judged else None,
     }
 
 
@@ -40,14 +56,46 @@ def run_detail(record: RunRecord) -> dict[str, Any]:
     }
 
 
+def _encode(kind: str, *values: Any) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps([kind, *values])).decode().rstrip("=")
+
+
+def _decode(kind: str, cursor: str) -> list[Any]:
+    try:
+        decoded = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, TypeError) as exc:
+        raise _not_ours() from exc
+    if not isinstance(decoded, list) or not decoded or decoded[0] != kind:
+        raise _not_ours()
+    return decoded[1:]
+
+
+def _not_ours() -> FieldError:
+    return FieldError("query.cursor", "cursor is not one this list returned")
+
+
 def encode_cursor(record: RunRecord) -> str:
-    at_ms = int(record.run_at.timestamp() * 1000)
-    return base64.urlsafe_b64encode(orjson.dumps([at_ms, record.run_id])).decode().rstrip("=")
+    """The runs list after `record` (newest first: by run time, then id)."""
+    return _encode("runs", int(record.run_at.timestamp() * 1000), record.run_id)
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
-        at_ms, run_id = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        at_ms, run_id = _decode("runs", cursor)
         return datetime.fromtimestamp(int(at_ms) / 1000, tz=UTC), str(run_id)
     except (ValueError, TypeError, OverflowError, OSError) as exc:
-        raise FieldError("query.cursor", "cursor is not one this API returned") from exc
+        raise _not_ours() from exc
+
+
+def position_cursor(kind: str, position: int) -> str:
+    """A list that pages by position (a run's events by sequence number, the fleet by rank)."""
+    return _encode(kind, position)
+
+
+def position_of(kind: str, cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    values = _decode(kind, cursor)
+    if len(values) != 1 or isinstance(values[0], bool) or not isinstance(values[0], int) or not 0 <= values[0] < 2**31:
+        raise _not_ours()
+    return values[0]

@@ -1,6 +1,9 @@
 """One way to reach ClickHouse: clickhouse-connect, for the embedded engine (chdb://) and servers alike."""
 
 import contextlib
+import fcntl
+import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -28,20 +31,87 @@ def _server_dsn(dsn: str) -> str:
     return parts._replace(path="").geturl()
 
 
-def _open(dsn: str, database: str | None) -> Client:
+_EXCEPTION = re.compile(r"Code: (\d+)\. DB::Exception: ")
+_INNER_ERROR = "e.what() = "
+_VERSION = re.compile(r"\s*\(version [^()]*(\([^()]*\))?[^()]*\)\.?\s*$")
+
+
+def one_line(exc: BaseException) -> str:
+    """A ClickHouse error as one readable line: the reason without the `Code: N. DB::Exception:` prefix,
+    the stack trace or the version, and the code at the end; any other error as its first line."""
+    text = str(exc).strip() or type(exc).__name__
+    found = _EXCEPTION.search(text)
+    if found is None:
+        return text.splitlines()[0]
+    reason = text[found.end() :].strip().split(", Stack trace")[0].splitlines()[0]
+    reason = reason.split(_INNER_ERROR, 1)[-1]
+    reason = _VERSION.sub("", reason).rstrip(". ")
+    return f"{reason} (ClickHouse error {found.group(1)})"
+
+
+def _owner_pid(status: Path) -> int | None:
+    """The PID the embedded engine wrote in its status file ("PID: 1234" on the first line)."""
     try:
-        if dsn.startswith("chdb://"):
-            return clickhouse_connect.get_client(dsn=dsn, database=database)
+        first = status.read_text().splitlines()[0]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+    label, _, pid = first.partition(":")
+    return int(pid) if label == "PID" and pid.strip().isdigit() else None
+
+
+def _lock_held(status: Path) -> bool:
+    try:
+        fd = os.open(status, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the probe's lock, if it took one
+    return False
+
+
+def _locked_by_another_process(path: Path) -> bool:
+    """Whether another live process runs the embedded engine on `path`. The engine holds an flock on
+    `<path>/status` and writes its PID there; opening a locked path fails with a bare "Error
+    initializing EmbeddedServer" while the lock error goes to stderr, so the lock is looked at first.
+    The probe only runs when the file names another process (ours holds the lock legitimately)."""
+    status = path / "status"
+    owner = _owner_pid(status)
+    return owner is not None and owner != os.getpid() and _lock_held(status)
+
+
+def _locked(path: Path) -> StoreLocked:
+    return StoreLocked(f"the embedded store at {path} is in use by another process (a running `repute serve`?)")
+
+
+def _without_credentials(dsn: str) -> str:
+    parts = urlsplit(dsn)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def _open(dsn: str, database: str | None) -> Client:
+    if dsn.startswith("chdb://"):
+        return _open_embedded(Path(dsn.removeprefix("chdb://")), database)
+    try:
         return clickhouse_connect.get_client(dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False)
     except ProgrammingError as exc:
-        if "Cannot lock file" in str(exc):
-            raise StoreLocked(
-                f"the embedded store at {dsn.removeprefix('chdb://')} is in use by another process"
-                " (a running `repute serve`?)"
-            ) from exc
-        raise StoreUnavailable(f"cannot open ClickHouse at {dsn}: {exc}") from exc
+        raise StoreUnavailable(f"cannot open ClickHouse at {_without_credentials(dsn)}: {one_line(exc)}") from exc
     except (ClickHouseError, OSError) as exc:
-        raise StoreUnavailable(f"cannot reach ClickHouse: {exc}") from exc
+        raise StoreUnavailable(f"cannot reach ClickHouse: {one_line(exc)}") from exc
+
+
+def _open_embedded(path: Path, database: str | None) -> Client:
+    if _locked_by_another_process(path):
+        raise _locked(path)
+    try:
+        return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database)
+    except (ClickHouseError, OSError) as exc:
+        if _locked_by_another_process(path):  # it started between the look and the open
+            raise _locked(path) from exc
+        raise StoreUnavailable(f"cannot open the embedded store at {path}: {one_line(exc)}") from exc
 
 
 # Writes that run side by side (`Store.together`). The embedded engine serializes calls per client
@@ -67,11 +137,19 @@ class Store:
 
     def _ensure_database(self) -> None:
         if self.dsn.startswith("chdb://"):
-            Path(self.dsn.removeprefix("chdb://")).mkdir(parents=True, exist_ok=True)
+            path = Path(self.dsn.removeprefix("chdb://"))
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot create the embedded store at {path}: {exc.strerror or exc}") from exc
         bootstrap = _open(self.dsn, None)
         try:
             on_cluster = f" ON CLUSTER {self.settings.cluster}" if self.settings.cluster else ""
             bootstrap.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`{on_cluster} ENGINE = Atomic")
+        except ClickHouseError as exc:
+            raise StoreUnavailable(
+                f"cannot open ClickHouse at {_without_credentials(self.dsn)}: {one_line(exc)}"
+            ) from exc
         finally:
             if not self.dsn.startswith("chdb://"):
                 bootstrap.close()

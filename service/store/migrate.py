@@ -71,6 +71,7 @@ def template_values(settings: Settings) -> dict[str, str]:
         "replicated": "Replicated" if settings.cluster else "",
         "run_events_ttl_days": str(int(settings.run_events_ttl_days)),
         "reputation_refresh_seconds": str(int(settings.reputation_refresh_seconds)),
+        "reputation_half_life_days": repr(float(settings.reputation_half_life_days or 0)),
     }
 
 

@@ -50,6 +50,7 @@ class RunRecord:
     total_tokens: int = 0
     diagnosis: str = ""  # the canonical diagnosis JSON
     diagnosis_hash: str = ""
+    content_hash: str = ""  # of the events it was finalized from (service.services.runs.content_hash)
 
     @property
     def finalized(self) -> bool:

@@ -1,71 +1,225 @@
-"""SQL for reputation events and scores.
+"""SQL for reputation events, their sources and scores.
 
-Idempotency holds at insert time: the daily materialized view folds every inserted block, so a
-duplicate that reached the table would be double-counted forever. Known ids are skipped (under a
-process lock per tenant and identity, as an id is looked up per identity), and each block carries a
-deduplication token that the table and its MV honour, which covers a retry racing from another process.
+Idempotency holds at insert time: the daily materialized views fold every inserted block, so a
+duplicate that reached the table would be double-counted forever. An event id is unique per tenant and
+identity: events whose (identity, id) the tenant has stored already are skipped, under a process lock,
+and each block carries a deduplication token made of the tenant and the (identity, id) pairs it holds,
+which the table and its views honour. That token only matches a block repeating one already stored (a
+retry racing from another process), so every event reported stored is stored, and one tenant's ids can
+never shadow another's.
+
+Caps (SPEC §7.1): a posted event counts while its source has fewer than REPUTE_SIGNALS_PER_SOURCE_PER_DAY
+counted events for that identity and UTC day, taking those stored and then the batch in its order; the
+rest are stored with capped = 1 and never counted. The runs' own events (source `repute`) are never
+capped. The count and the insert happen under one process-wide lock, so concurrent posts to one process
+cannot both pass the cap. Several processes on one ClickHouse server do not share the lock: a source
+could then get up to the cap times the number of processes counted for an identity and day, and one id
+posted to two processes at once is stored twice unless both blocks are identical. Closing that would
+take a lock in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one process.
 """
 
 import hashlib
-from collections.abc import Sequence
-from datetime import date
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from uuid import UUID
 
-from service.reputation.model import ReputationEvent, combine
+import orjson
+
+from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent, combine
+from service.settings import Settings
 from service.store.client import Store
-from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
-    "confidence", "weight", "reference_type", "reference_id", "attributes",
+    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped",
 )  # fmt: skip
-_insert_locks = KeyedLocks()
+_insert_lock = threading.Lock()
+
+EventKey = tuple[str, UUID]
 
 
-def _unique(events: Sequence[ReputationEvent]) -> list[ReputationEvent]:
-    seen: dict[Any, ReputationEvent] = {}
-    for event in events:
-        seen.setdefault(event.event_id, event)
-    return list(seen.values())
+@dataclass(frozen=True)
+class InsertOutcome:
+    """What became of a batch: each event is stored (counted, or capped: stored but never counted) or
+    a duplicate of an event stored before or earlier in the batch."""
+
+    stored: tuple[ReputationEvent, ...]
+    capped: tuple[ReputationEvent, ...]
+    duplicates: tuple[ReputationEvent, ...]
 
 
-def _existing_ids(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> set[Any]:
+def _key(event: ReputationEvent) -> EventKey:
+    return event.identity, event.event_id
+
+
+def _day(event: ReputationEvent) -> date:
+    return event.timestamp.astimezone(UTC).date()
+
+
+def _first_positions(events: Iterable[ReputationEvent]) -> dict[EventKey, int]:
+    """Where each (identity, id) first occurs in the batch: later occurrences are duplicates."""
+    firsts: dict[EventKey, int] = {}
+    for position, event in enumerate(events):
+        firsts.setdefault(_key(event), position)
+    return firsts
+
+
+def _stored_keys(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> set[EventKey]:
     result = store.client.query(
-        "SELECT event_id FROM reputation_events WHERE tenant = {tenant:String}"
+        "SELECT identity, event_id FROM reputation_events WHERE tenant = {tenant:String}"
         " AND identity IN {identities:Array(String)} AND event_id IN {ids:Array(UUID)}",
         parameters={
             "tenant": tenant,
             "identities": sorted({e.identity for e in events}),
-            "ids": [str(e.event_id) for e in events],
+            "ids": sorted({str(e.event_id) for e in events}),
         },
     )
-    return {row[0] for row in result.result_rows}
+    return {(identity, event_id) for identity, event_id in result.result_rows} & {_key(e) for e in events}
+
+
+def _counted_per_day(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]
+) -> Counter[tuple[str, date]]:
+    """How many counted (not capped) events the source has stored per (identity, day) of the batch."""
+    days = sorted({_day(e) for e in events})
+    result = store.client.query(
+        "SELECT identity, toDate(timestamp, 'UTC') AS day, count() FROM reputation_events"
+        " WHERE tenant = {tenant:String} AND identity IN {identities:Array(String)}"
+        " AND timestamp >= {start:DateTime64(3, 'UTC')} AND timestamp < {end:DateTime64(3, 'UTC')}"
+        " AND day IN {days:Array(Date)}"
+        " AND source = {source:String} AND capped = 0 GROUP BY identity, day",
+        parameters={
+            "tenant": tenant,
+            "identities": sorted({e.identity for e in events}),
+            "start": datetime.combine(days[0], time(), UTC),
+            "end": datetime.combine(days[-1] + timedelta(days=1), time(), UTC),
+            "days": days,
+            "source": source,
+        },
+    )
+    return Counter({(identity, day): count for identity, day, count in result.result_rows})
+
+
+def _capped(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: int | None
+) -> set[EventKey]:
+    """The new events past the cap of their (identity, day), in batch order after those already counted."""
+    if not events or cap is None:
+        return set()
+    counted = _counted_per_day(store, tenant, source, events)
+    capped = set()
+    for event in events:
+        slot = (event.identity, _day(event))
+        if counted[slot] >= cap:
+            capped.add(_key(event))
+        else:
+            counted[slot] += 1
+    return capped
+
+
+def _deduplication_token(tenant: str, events: Sequence[ReputationEvent]) -> str:
+    pairs = sorted([identity, str(event_id)] for identity, event_id in map(_key, events))
+    return hashlib.sha256(orjson.dumps([tenant, pairs])).hexdigest()
+
+
+def _write(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], capped: set[EventKey]) -> None:
+    store.insert(
+        "reputation_events",
+        [
+            [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
+             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped)]
+            for e in events
+        ],
+        column_names=EVENT_COLUMNS,
+        settings={
+            "insert_deduplication_token": _deduplication_token(tenant, events),
+            "deduplicate_blocks_in_dependent_materialized_views": 1,
+        },
+    )  # fmt: skip
+
+
+def _insert(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: int | None
+) -> InsertOutcome:
+    """Stores the events new to the tenant and identity, capped past `cap` a day (None: never capped)."""
+    first_at = _first_positions(events)
+    candidates = [events[position] for position in first_at.values()]
+    with _insert_lock:
+        known = _stored_keys(store, tenant, candidates) if candidates else set()
+        new = [e for e in candidates if _key(e) not in known]
+        capped = _capped(store, tenant, source, new, cap)
+        if new:
+            _write(store, tenant, source, new, capped)
+    stored_at = {first_at[_key(e)] for e in new}
+    return InsertOutcome(
+        stored=tuple(new),
+        capped=tuple(e for e in new if _key(e) in capped),
+        duplicates=tuple(e for position, e in enumerate(events) if position not in stored_at),
+    )
 
 
 def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> int:
-    """Inserts the events whose ids are not stored yet; returns how many were new."""
-    candidates = _unique(events)
-    if not candidates:
-        return 0
-    with _insert_locks.holding((tenant, e.identity) for e in candidates):
-        known = _existing_ids(store, tenant, candidates)
-        new = [e for e in candidates if e.event_id not in known]
-        if not new:
-            return 0
-        token = hashlib.sha256("".join(sorted(str(e.event_id) for e in new)).encode()).hexdigest()
-        store.insert(
-            "reputation_events",
-            [
-                [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta,
-                 e.confidence, e.weight, e.reference_type, e.reference_id, e.attributes]
-                for e in new
-            ],
-            column_names=EVENT_COLUMNS,
-            settings={"insert_deduplication_token": token, "deduplicate_blocks_in_dependent_materialized_views": 1},
-        )  # fmt: skip
-    return len(new)
+    """Stores the runs' own events (source `repute`, never capped); returns how many were new, the rest
+    being stored already."""
+    return len(_insert(store, tenant, REPUTE_SOURCE, events, None).stored)
+
+
+def insert_signals(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]) -> InsertOutcome:
+    """Stores posted signals (SPEC §3.3) as coming from `source`, the id of the key that posted them:
+    the caller's, never the client's choice. Past REPUTE_SIGNALS_PER_SOURCE_PER_DAY per identity and
+    day they are stored capped."""
+    if not source or source in (REPUTE_SOURCE, LEGACY_SOURCE):
+        raise ValueError(f"a posted signal's source must be a key id, not {source!r}")
+    return _insert(store, tenant, source, events, store.settings.signals_per_source_per_day)
+
+
+def set_credibility(store: Store, tenant: str, source: str, credibility: float, now: datetime) -> None:
+    """An admin's credibility in [0, 1] for a source; reads apply it to every event of the source, past
+    ones included, from the next read on."""
+    if not (math.isfinite(credibility) and 0 <= credibility <= 1):
+        raise ValueError("credibility must be a number in [0, 1]")
+    store.insert(
+        "source_credibility",
+        [[tenant, source, float(credibility), now]],
+        column_names=["tenant", "source", "credibility", "updated_at"],
+    )
+
+
+def list_sources(store: Store, tenant: str) -> list[dict[str, Any]]:
+    """Every source with counted events or a credibility set: {source, credibility, updated_at}, where a
+    credibility never set reads 1 with updated_at None."""
+    rows = dicts(store.client.query(load("sources_list"), parameters={"tenant": tenant}))
+    for row in rows:
+        row["updated_at"] = as_utc(row["updated_at"])
+    return rows
+
+
+def half_life(store: Store) -> float | None:
+    """The decay half-life in days that every read applies; None: no decay."""
+    result = store.client.query("SELECT argMax(half_life_days, updated_at) FROM reputation_model")
+    return result.result_rows[0][0] or None
+
+
+def sync_half_life(store: Store, settings: Settings) -> bool:
+    """Puts REPUTE_REPUTATION_HALF_LIFE_DAYS in force for every read (the API, the fleet view and so
+    Grafana and the alerts) when it differs from the one in force; returns whether it changed. The
+    service calls it at start, after the migrations."""
+    wanted = settings.reputation_half_life_days
+    if half_life(store) == wanted:
+        return False
+    store.insert(
+        "reputation_model",
+        [[float(wanted or 0), datetime.now(UTC)]],
+        column_names=["half_life_days", "updated_at"],
+    )
+    return True
 
 
 def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
@@ -73,6 +227,12 @@ def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -
     120 days the windows span."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
     return combine(dicts(store.client.query(load("identity_windows"), parameters=parameters)))
+
+
+def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
+    """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    return dicts(store.client.query(load("identity_explain"), parameters=parameters))
 
 
 IDENTITY_SORTS = ("overall", "confidence", "trend_7d", "trend_30d", "events", "identity")

@@ -105,12 +105,13 @@ def load_event_payloads(store: Store, tenant: str, run_id: str) -> list[dict[str
     return [orjson.loads(row[0]) for row in result.result_rows]
 
 
-def list_events(store: Store, tenant: str, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
+def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` events of a run from position `first_seq` on, in order."""
     result = store.client.query(
         "SELECT seq, event_id, event_type, timestamp, payload FROM run_events"
-        " WHERE tenant = {tenant:String} AND run_id = {run_id:String}"
-        " ORDER BY seq LIMIT 1 BY seq LIMIT {limit:UInt32} OFFSET {offset:UInt32}",
-        parameters={"tenant": tenant, "run_id": run_id, "limit": limit, "offset": offset},
+        " WHERE tenant = {tenant:String} AND run_id = {run_id:String} AND seq >= {first_seq:UInt32}"
+        " ORDER BY seq LIMIT 1 BY seq LIMIT {limit:UInt32}",
+        parameters={"tenant": tenant, "run_id": run_id, "limit": limit, "first_seq": first_seq},
     )
     return [
         {"seq": seq, "event_id": event_id, "type": event_type, "timestamp": as_utc(ts), "data": orjson.loads(payload)}
@@ -154,6 +155,16 @@ def list_runs(
         "limit": limit,
     }
     return [run_record(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
+
+
+def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]:
+    """A tenant's runs, the identities they belong to, and when a run was last finalized."""
+    result = store.client.query(
+        "SELECT uniqExact(run_id), uniqExact(identity), max(finalized_at) FROM runs WHERE tenant = {tenant:String}",
+        parameters={"tenant": tenant},
+    )
+    runs, identities, last_finalized = result.result_rows[0]
+    return int(runs), int(identities), as_utc(last_finalized) if last_finalized else None
 
 
 def suite_runs(store: Store, tenant: str, suite: str) -> list[RunRecord]:

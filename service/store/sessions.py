@@ -7,7 +7,7 @@ from typing import Any
 from service.store.client import Store
 from service.store.queries import load
 
-RECORD_COLUMNS = ("tenant", "session_id", "record_id", "time_unix_nano", "payload", "ingested_at")
+RECORD_COLUMNS = ("tenant", "session_id", "record_id", "time_unix_nano", "payload", "ingested_at", "event_count")
 
 
 def insert_records(store: Store, rows: Sequence[Sequence[Any]]) -> None:
@@ -22,6 +22,21 @@ def load_payloads(store: Store, tenant: str, session_id: str) -> list[bytes]:
         parameters={"tenant": tenant, "session_id": session_id},
     )
     return [row[0].encode() for row in result.result_rows]
+
+
+def event_counts(store: Store, tenant: str, session_ids: Sequence[str]) -> dict[str, int]:
+    """The run events the stored records of each session map to (a resent record counted once)."""
+    if not session_ids:
+        return {}
+    result = store.client.query(
+        "SELECT session_id, sum(event_count) FROM ("
+        " SELECT session_id, event_count FROM session_records"
+        " WHERE tenant = {tenant:String} AND session_id IN {session_ids:Array(String)}"
+        " LIMIT 1 BY session_id, record_id"
+        ") GROUP BY session_id",
+        parameters={"tenant": tenant, "session_ids": list(session_ids)},
+    )
+    return {session_id: int(total) for session_id, total in result.result_rows}
 
 
 def idle_sessions(store: Store, cutoff: datetime) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ import msgspec
 
 # The logs decoder's value structs and their coercion: one reading of OTLP attribute values.
 from service.judge.otlp import Attributes
-from service.judge.otlp_json import KeyValue, Resource, UnixNanos
+from service.judge.otlp_json import KeyValue, Resource, UnixNanos, decode_tolerating_items
 from service.judge.otlp_json import _attributes as attributes_of
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
@@ -86,16 +86,11 @@ def decode_json_traces(data: bytes | str) -> DecodedSpans:
 
 
 def _decode_request(data: bytes | str) -> ExportTraceServiceRequest[SpanJson | None]:
-    try:
-        return _request_decoder.decode(data)
-    except msgspec.ValidationError:
-        pass
-    except (msgspec.DecodeError, RecursionError) as error:
-        raise _malformed(error) from None
-    try:
-        request = _raw_spans_decoder.decode(data)
-    except (msgspec.DecodeError, RecursionError) as error:
-        raise _malformed(error) from None
+    """The request; a span that does not fit the schema is replaced by None."""
+    return decode_tolerating_items(data, _request_decoder, _raw_spans_decoder, _rebuild, _malformed)
+
+
+def _rebuild(request: ExportTraceServiceRequest[msgspec.Raw]) -> ExportTraceServiceRequest[SpanJson | None]:
     return ExportTraceServiceRequest(
         [
             ResourceSpans(

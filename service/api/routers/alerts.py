@@ -8,9 +8,9 @@ from pydantic import BaseModel
 
 from service import alerts
 from service.api.deps import Now, Read, SettingsDep, StoreDep
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 
-router = APIRouter(prefix="/v1", tags=["alerts"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["alerts"], route_class=KeyFirstRoute)
 
 
 class FiringAlert(BaseModel):

@@ -6,10 +6,11 @@ from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api.deps import Admin, MetricsDep
+from service.api.routing import KeyFirstRoute
 from service.errors import StoreUnavailable
 from service.services.health import pending_migrations
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=KeyFirstRoute)
 
 
 @router.get("/healthz", summary="Liveness (no key needed)")

@@ -6,11 +6,11 @@ from fastapi import APIRouter, Response
 
 from service.api.deps import Admin, Now, StoreDep
 from service.api.errors import Problem
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 from service.api.schemas import KeyCreate, KeyCreated, KeyList
 from service.services import keys
 
-router = APIRouter(prefix="/v1", tags=["keys"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["keys"], route_class=KeyFirstRoute)
 
 
 @router.post("/keys", status_code=201, response_model=KeyCreated, summary="Create a key (shown once)")

@@ -5,13 +5,25 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import Ingest, Now, Read, StoreDep
+from service.api.deps import Admin, Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
-from service.api.routing import OrjsonRoute
-from service.api.schemas import History, IdentityList, Reputation, SignalBatch, SignalsAccepted, StorableDay
+from service.api.routing import KeyFirstRoute
+from service.api.schemas import (
+    Credibility,
+    History,
+    IdentityList,
+    Reputation,
+    SignalBatch,
+    SignalsAccepted,
+    Source,
+    SourceList,
+    StorableDay,
+)
 from service.services import reputation
+from service.services.views import position_cursor, position_of
 
-router = APIRouter(prefix="/v1", tags=["reputation"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
+FLEET_CURSOR = "identities"
 
 _PAYMENT = {"identity": "agent-atlas", "category": "economic", "event_type": "payment_completed", "score_delta": 1}
 SIGNAL_EXAMPLES = {
@@ -31,7 +43,8 @@ def post_signals(
     now: Now,
     body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
 ) -> Any:
-    return reputation.post_signals(store, principal.tenant, [s.model_dump() for s in body.events], now)
+    signals = [s.model_dump() for s in body.events]
+    return reputation.post_signals(store, principal.tenant, principal.key_id, signals, now)
 
 
 @router.get("/identities", response_model=IdentityList, summary="The fleet: identities with reputation")
@@ -42,10 +55,11 @@ def list_identities(
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
     prefix: Annotated[str, Query(max_length=256)] = "",
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> Any:
-    return reputation.fleet(
+    offset = position_of(FLEET_CURSOR, cursor)
+    found = reputation.fleet(
         store,
         principal.tenant,
         sort=sort,
@@ -55,6 +69,8 @@ def list_identities(
         limit=limit,
         offset=offset,
     )
+    full = len(found["identities"]) == limit
+    return {**found, "next_cursor": position_cursor(FLEET_CURSOR, offset + limit) if full else None}
 
 
 @router.get("/identities/{identity:path}/reputation", response_model=Reputation, summary="Reputation of one identity")
@@ -83,3 +99,26 @@ async def identity_history(
     if found is None:
         raise _not_found(identity)
     return found
+
+
+@router.get(
+    "/identities/{identity:path}/reputation/explain",
+    summary="Why an identity's reputation is what it is: per event type now and 7 days earlier, top runs",
+)
+def explain_reputation(
+    identity: str, principal: Read, store: StoreDep, now: Now, as_of: StorableDay | None = None
+) -> Any:
+    found = reputation.explain(store, principal.tenant, identity, as_of or now.date())
+    if found is None:
+        raise _not_found(identity)
+    return found
+
+
+@router.get("/sources", response_model=SourceList, summary="Sources of reputation signals and their credibility")
+def list_sources(principal: Admin, store: StoreDep) -> Any:
+    return reputation.sources(store, principal.tenant)
+
+
+@router.put("/sources/{key_id}", response_model=Source, summary="Set a source's credibility (applies to the past too)")
+def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep, now: Now) -> Any:
+    return reputation.set_source_credibility(store, principal, key_id, body.credibility, now)

@@ -1,6 +1,7 @@
 """Runs: open, append events, finalize, list, read (with graph and events)."""
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -8,15 +9,25 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
-from service.api.routing import OrjsonRoute
-from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunList, RunOpen, StorableTime
+from service.api.routing import KeyFirstRoute, parse_body
+from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, RunOpen, StorableTime
 from service.diagnosis import parse_run
+from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
 from service.services import runs
-from service.services.inputs import RunSpec
-from service.services.views import decode_cursor, encode_cursor, run_detail, run_summary
+from service.services.inputs import RunSpec, check_request_size
+from service.services.views import (
+    decode_cursor,
+    encode_cursor,
+    position_cursor,
+    position_of,
+    run_detail,
+    run_summary,
+)
+from service.vocab import ExecutionStatus, Readiness, RunStatus
 
-router = APIRouter(prefix="/v1", tags=["runs"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["runs"], route_class=KeyFirstRoute)
+EVENTS_CURSOR = "events"
 
 EVENTS_BODY = request_body(
     array_or_wrapped("events", {"type": "object"}),
@@ -50,7 +61,8 @@ async def append_events(
     metrics: MetricsDep,
     now: Now,
 ) -> Any:
-    events = parse_run(await request.body()).events
+    events = (await parse_body(request, parse_run)).events
+    check_request_size(len(events), settings.max_events_per_request, field="events")
     total = await run_in_threadpool(
         runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
     )
@@ -80,10 +92,10 @@ def list_runs(
     store: StoreDep,
     identity: Annotated[str, Query(max_length=256)] = "",
     suite: Annotated[str, Query(max_length=256)] = "",
-    readiness: Annotated[str, Query(max_length=64)] = "",
-    execution_status: Annotated[str, Query(max_length=64)] = "",
-    primary_failure: Annotated[str, Query(max_length=64)] = "",
-    status: Annotated[str, Query(max_length=16)] = "",
+    readiness: Readiness | None = None,
+    execution_status: ExecutionStatus | None = None,
+    primary_failure: FailureType | None = None,
+    status: RunStatus | None = None,
     since: StorableTime | None = None,
     until: StorableTime | None = None,
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
@@ -94,10 +106,10 @@ def list_runs(
         principal.tenant,
         identity=identity,
         suite=suite,
-        readiness=readiness,
-        execution_status=execution_status,
-        primary_failure=primary_failure,
-        status=status,
+        readiness=_any(readiness),
+        execution_status=_any(execution_status),
+        primary_failure=_any(primary_failure),
+        status=_any(status),
         since=_utc(since),
         until=_utc(until),
         after=decode_cursor(cursor) if cursor else None,
@@ -105,6 +117,11 @@ def list_runs(
     )
     next_cursor = encode_cursor(records[-1]) if len(records) == limit else None
     return {"runs": [run_summary(record) for record in records], "next_cursor": next_cursor}
+
+
+def _any(choice: StrEnum | None) -> str:
+    """A filter's value for the store, where '' matches any."""
+    return str(choice) if choice else ""
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -121,16 +138,22 @@ def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
     return diagnosis["causal_graph"]
 
 
-@router.get("/runs/{run_id:path}/events", summary="The raw events of a run, in order")
+@router.get(
+    "/runs/{run_id:path}/events",
+    summary="The raw events of a run, in order",
+    responses={200: {"model": RunEvents}},  # documented, not re-validated: a page holds up to 10,000 events
+)
 def run_events(
     run_id: str,
     principal: Read,
     store: StoreDep,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> Any:
-    events = runs.list_events(store, principal.tenant, run_id, offset, limit)
-    return {"run_id": run_id, "offset": offset, "events": events}
+    page = runs.list_events(store, principal.tenant, run_id, position_of(EVENTS_CURSOR, cursor), limit)
+    next_seq = page.events[-1]["seq"] + 1 if page.events else page.total
+    next_cursor = position_cursor(EVENTS_CURSOR, next_seq) if next_seq < page.total else None
+    return {"run_id": run_id, "events": page.events, "total": page.total, "next_cursor": next_cursor}
 
 
 @router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis")

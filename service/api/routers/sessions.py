@@ -12,17 +12,17 @@ from fastapi import APIRouter, Depends, Request, Response
 from service.api.coalesce import Coalescer
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep, WriteLimiter
 from service.api.openapi import array_or_wrapped, request_body
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.api.state import StoreHolder
-from service.diagnosis import parse_run, parse_runs
+from service.diagnosis import RunInput, parse_run, parse_runs
 from service.errors import ClientError
-from service.services.inputs import SessionInput, session_input
+from service.services.inputs import SessionInput, session_inputs
 from service.services.runs import Ingested, ingest_each, ingest_sessions
 from service.services.views import run_summary
 from service.settings import Settings
 
-router = APIRouter(prefix="/v1", tags=["sessions"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["sessions"], route_class=KeyFirstRoute)
 VERDICT_FIELDS = (
     "run_id", "execution_status", "failure_stage", "failure_reason_code", "trust_score", "readiness_level",
     "primary_failure", "tool_calls",
@@ -75,14 +75,13 @@ class _Ingest:
     ) -> None:
         self.store, self.settings, self.metrics, self.now, self.limiter = store, settings, metrics, now, limiter
 
-    async def batch(self, tenant: str, body: bytes) -> list[Ingested]:
-        # Parsing a batch takes a while: in the threadpool, so the event loop keeps serving other requests.
-        results = await to_thread.run_sync(self._ingest_batch, tenant, body, limiter=self.limiter)
+    async def batch(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
+        results = await to_thread.run_sync(self._ingest_batch, tenant, inputs, limiter=self.limiter)
         self._count(results)
         return results
 
-    async def single(self, request: Request, tenant: str, body: bytes) -> Ingested:
-        result: Ingested = await request.app.state.single_runs.submit((tenant, body))
+    async def single(self, request: Request, tenant: str, run: RunInput) -> Ingested:
+        result: Ingested = await request.app.state.single_runs.submit((tenant, run))
         self._count([result])
         return result
 
@@ -91,15 +90,13 @@ class _Ingest:
         self.metrics.runs_finalized.inc(len(created))
         self.metrics.events_ingested.inc(sum(r.record.event_count for r in created))
 
-    def _ingest_batch(self, tenant: str, body: bytes) -> list[Ingested]:
-        inputs = parse_runs(body)
-        limit = self.settings.max_events_per_run
-        sessions = [session_input(run, f"sessions[{i}]", limit) for i, run in enumerate(inputs)]
+    def _ingest_batch(self, tenant: str, inputs: list[RunInput]) -> list[Ingested]:
+        sessions = session_inputs(inputs, self.settings)
         return ingest_sessions(self.store, tenant, sessions, self.now, self.settings.quality_pass_threshold)
 
 
 IngestDep = Annotated[_Ingest, Depends()]
-SingleRun = tuple[str, bytes]  # the tenant and the request body
+SingleRun = tuple[str, RunInput]  # the tenant and the run it sent
 MAX_SINGLES_PER_WRITE = 200
 
 
@@ -110,11 +107,11 @@ def single_run_writer(holder: StoreHolder, settings: Settings) -> Coalescer:
 
 
 def _ingest_singles(holder: StoreHolder, settings: Settings, items: Sequence[SingleRun]) -> list[Ingested | Exception]:
-    """Each body parsed on its own: a bad one fails alone, the others are stored together."""
+    """Each run validated on its own: a bad one fails alone, the others are stored together."""
     parsed: list[tuple[str, SessionInput] | ClientError] = []
-    for tenant, body in items:
+    for tenant, run in items:
         try:
-            parsed.append((tenant, session_input(parse_run(body), "", settings.max_events_per_run)))
+            parsed.append((tenant, session_inputs([run], settings)[0]))
         except ClientError as exc:
             parsed.append(exc)
     valid = [item for item in parsed if not isinstance(item, ClientError)]
@@ -131,7 +128,7 @@ def _ingest_singles(holder: StoreHolder, settings: Settings, items: Sequence[Sin
     responses={200: {"description": "the run was already finalized; the stored result"}},
 )
 async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    result = await ingest.single(request, principal.tenant, await request.body())
+    result = await ingest.single(request, principal.tenant, await parse_body(request, parse_run))
     body = {**_verdict(result), "diagnosis": orjson.Fragment(result.record.diagnosis)}
     return _json(body, 201 if result.created else 200)
 
@@ -144,5 +141,5 @@ async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -
     openapi_extra=BATCH_BODY,
 )
 async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
-    results = await ingest.batch(principal.tenant, await request.body())
+    results = await ingest.batch(principal.tenant, await parse_body(request, parse_runs))
     return _json({"results": [_verdict(r) for r in results]}, 201)

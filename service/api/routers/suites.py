@@ -7,10 +7,10 @@ from fastapi.responses import PlainTextResponse
 
 from service.api.deps import Read, StoreDep
 from service.api.errors import Problem
-from service.api.routing import OrjsonRoute
+from service.api.routing import KeyFirstRoute
 from service.services.suites import suite_summary
 
-router = APIRouter(prefix="/v1", tags=["suites"], route_class=OrjsonRoute)
+router = APIRouter(prefix="/v1", tags=["suites"], route_class=KeyFirstRoute)
 
 
 @router.get(

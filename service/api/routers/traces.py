@@ -6,11 +6,11 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from service.api import otlp_http
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
-from service.api.errors import Problem
+from service.api.routing import KeyFirstRoute
 from service.services.traces import receive
 from service.traces import InflatedTooLarge, TraceDecodeError, decode_traces_body
 
-router = APIRouter(tags=["otlp"])
+router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
 
 @router.post(
@@ -18,7 +18,7 @@ router = APIRouter(tags=["otlp"])
     summary="OTLP/HTTP traces (any agent framework with the OpenTelemetry GenAI conventions)",
     openapi_extra=otlp_http.request_body_schema("resourceSpans"),
     responses={200: {"description": "ExportTraceServiceResponse (partialSuccess for rejected spans)"},
-               400: {"description": "google.rpc.Status: the request cannot be decoded"}},
+               **otlp_http.REFUSALS},
 )  # fmt: skip
 async def post_traces(
     request: Request, principal: Ingest, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now
@@ -33,9 +33,11 @@ async def post_traces(
             max_bytes=settings.max_body_bytes,
         )
     except InflatedTooLarge as exc:
-        raise Problem(413, "Content Too Large", str(exc)) from exc
+        raise otlp_http.inflated_too_large(exc, body.protobuf) from exc
     except TraceDecodeError as exc:
         return otlp_http.bad_request(str(exc), body.protobuf)
+    spans = len(decoded.spans) + decoded.rejected_count
+    otlp_http.check_request_items(spans, settings.max_events_per_request, "spans", body.protobuf)
     received = await run_in_threadpool(receive, store, principal.tenant, decoded, now, settings.max_events_per_run)
     metrics.events_ingested.inc(received.accepted)
     answer = trace_service_pb2.ExportTraceServiceResponse()

@@ -33,8 +33,9 @@ class UiFiles(StaticFiles):
 
 
 def install(app: FastAPI) -> None:
-    """Serves the explorer at /ui/ (and sends /ui there, so relative asset paths resolve)."""
+    """Serves the explorer at /ui/ (and sends / and /ui there, so relative asset paths resolve)."""
 
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     @app.api_route("/ui", methods=["GET", "HEAD"], include_in_schema=False)
     def ui_root(request: Request) -> RedirectResponse:
         return RedirectResponse(f"{request.scope.get('root_path', '')}/ui/")

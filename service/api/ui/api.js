@@ -50,6 +50,9 @@ export const getRun = (runId) => get(`runs/${segment(runId)}`);
 export const runEvents = (runId) => get(`runs/${segment(runId)}/events`, { limit: EVENTS_LIMIT });
 export const listIdentities = () => get("identities", { sort: "overall", order: "desc", limit: 1000 });
 export const reputation = (identity) => get(`identities/${segment(identity)}/reputation`);
+export const reputationExplanation = (identity) => get(`identities/${segment(identity)}/reputation/explain`);
+export const HISTORY_DAYS = 90;
+export const reputationHistory = (identity) => get(`identities/${segment(identity)}/history`, { days: HISTORY_DAYS });
 
 // Firing alerts; a service without the alerts endpoint (404) simply has none.
 export const firingAlerts = () =>

@@ -16,7 +16,7 @@ const ROUTES = [
   [/^#\/runs\/(.+)$/, (match, page) => renderRun(page, decodeURIComponent(match[1]))],
   [/^#\/runs(?:\?(.*))?$/, (match, page) => renderRuns(page, new URLSearchParams(match[1] ?? ""))],
   [/^#\/identities\/(.+)$/, (match, page) => renderIdentity(page, decodeURIComponent(match[1]))],
-  [/^#\/fleet$/, (_match, page) => renderFleet(page)],
+  [/^#\/fleet(?:\?(.*))?$/, (match, page) => renderFleet(page, new URLSearchParams(match[1] ?? ""))],
 ];
 
 function notFound(page) {

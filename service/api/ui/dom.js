@@ -23,10 +23,10 @@ export const svg = (tag, attributes = {}, ...children) =>
   build(document.createElementNS(SVG_NS, tag), attributes, children);
 
 /** A titled section whose body shows "Loading…" until a request fills it. Returns the body. */
-export function section(parent, title) {
+export function section(parent, title, className = null) {
   const headingId = `heading-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   const body = el("div", { class: "section-body", "aria-busy": "true" }, el("p", { class: "loading" }, "Loading…"));
-  parent.append(el("section", { "aria-labelledby": headingId }, el("h2", { id: headingId }, title), body));
+  parent.append(el("section", { "aria-labelledby": headingId, class: className }, el("h2", { id: headingId }, title), body));
   return body;
 }
 

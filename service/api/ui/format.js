@@ -4,7 +4,7 @@ export const MISSING = "—";
 
 import { FAILURE_TYPES, READINESS_LEVELS, READY_TRUST, UNSAFE_TRUST_BELOW } from "./vocab.js";
 
-export { DIMENSIONS, EXECUTION_STATUSES, FAILURE_TYPES, READINESS_LEVELS } from "./vocab.js";
+export { CATEGORIES, DIMENSIONS, EXECUTION_STATUSES, FAILURE_TYPES, READINESS_LEVELS, RUN_KINDS } from "./vocab.js";
 
 // The session performance report (SPEC §5) in the judge's order.
 export const PERFORMANCE_DIMENSIONS = ["quality", "autonomy", "productivity", "token_efficiency", "cost_efficiency"];
@@ -16,6 +16,12 @@ export const PERFORMANCE_STATS = [
 
 /** "ready_for_runtime" -> "ready for runtime" */
 export const humanize = (name) => (name ? String(name).replaceAll("_", " ") : MISSING);
+
+/** "identity_hygiene" -> "Identity hygiene", for headings and labels. */
+export const title = (name) => {
+  const words = humanize(name);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 /** A 0..100 score with one decimal. */
 export const score = (value) => (value === null || value === undefined ? MISSING : Number(value).toFixed(1));
@@ -46,6 +52,23 @@ export const trustBand = (trust) => (trust >= READY_TRUST ? "ready" : trust >= U
 /** CSS class of a readiness level: ready, review or unsafe. */
 const READINESS_CLASSES = ["ready", "review", "unsafe"]; // in READINESS_LEVELS' order, best first
 export const readinessClass = (level) => READINESS_CLASSES[READINESS_LEVELS.indexOf(level)] ?? "none";
+
+/**
+ * Why a run's readiness is worse than its trust band, or null when they agree. The rule (SPEC §4): a
+ * critical cause makes a run unsafe and a high one makes it review, whatever its trust.
+ */
+export function belowBandReason(trust, level) {
+  const band = READINESS_CLASSES.indexOf(trustBand(trust));
+  const verdict = READINESS_CLASSES.indexOf(readinessClass(level));
+  if (verdict <= band) return null;
+  return verdict === 2 ? "a critical-severity cause makes it unsafe" : "a high-severity cause makes it review";
+}
+
+/** A run that stopped on its infrastructure: it has no quality verdict. */
+export const isExecutionError = (run) => run.execution_status === "execution_error";
+
+/** "setup / toolchain_missing", or "" when the run names neither. */
+export const executionErrorWhere = (run) => [run.failure_stage, run.failure_reason_code].filter(Boolean).join(" / ");
 
 /** One stable colour slot (0..5) per failure type, shared by the graph, chips and evidence rows. */
 export const failureSlot = (type) => {

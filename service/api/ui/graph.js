@@ -11,11 +11,46 @@ const PAD = 56;
 const BOX = { width: 176, height: 46, gap: 16, top: 16 };
 const NODE_RADIUS = 8;
 const LABEL_OFFSET = 74; // from the axis down to the event labels, leaving room for the arcs
-const LABEL_ROOM = 130;
-const LABEL_CHARS = 28;
+const LABEL_ROOM = 150;
+const LABEL_CHARS = 34;
+
+const VALUE_CHARS = 24;
 
 const truncate = (text, length) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 const slotOf = (type) => `slot-${format.failureSlot(type)}`;
+
+/** An argument's value at a glance: URLs without their scheme, long text cut, nested values elided. */
+function shortValue(value) {
+  if (value === null || typeof value !== "object") return truncate(String(value).replace(/^https?:\/\//, ""), VALUE_CHARS);
+  return Array.isArray(value) ? "[…]" : "{…}";
+}
+
+/**
+ * A node's label as a person reads it: the engine's `tool:{"url":"https://a/b"}` becomes
+ * `tool(url=a/b)`; any other label is kept.
+ */
+export function readableLabel(label) {
+  const start = label.indexOf(":{");
+  if (start < 0) return label;
+  let args;
+  try {
+    args = JSON.parse(label.slice(start + 1));
+  } catch {
+    return label.slice(0, start);
+  }
+  const shown = Object.entries(args).map(([name, value]) => `${name}=${shortValue(value)}`);
+  return `${label.slice(0, start)}(${shown.join(", ")})`;
+}
+
+/** A pie of equal wedges, one per failure type, for an event that is evidence of several. */
+function wedges(x, y, types) {
+  return types.map((type, index) => {
+    const [from, to] = [index, index + 1].map((i) => -Math.PI / 2 + (2 * Math.PI * i) / types.length);
+    const [x1, y1, x2, y2] = [x + NODE_RADIUS * Math.cos(from), y + NODE_RADIUS * Math.sin(from), x + NODE_RADIUS * Math.cos(to), y + NODE_RADIUS * Math.sin(to)];
+    const large = to - from > Math.PI ? 1 : 0;
+    return svg("path", { d: `M${x},${y} L${x1},${y1} A${NODE_RADIUS},${NODE_RADIUS} 0 ${large} 1 ${x2},${y2} Z`, class: `graph-wedge ${slotOf(type)}` });
+  });
+}
 
 /** Event id -> the failure types it is evidence of, in cause order. */
 export function failureTypesByEvent(causes) {
@@ -69,12 +104,14 @@ function failureBox({ cause, x }) {
 }
 
 function eventNode(node, index, x, failureTypes, { axisY, labelY }) {
-  const label = `#${index} ${node.label}`;
+  const label = `#${index} ${readableLabel(node.label)}`;
   const evidenceOf = failureTypes.length ? `\nevidence of ${failureTypes.join(", ")}` : "";
+  const kind = failureTypes.length > 1 ? "graph-event evidence several" : failureTypes.length ? `graph-event evidence ${slotOf(failureTypes[0])}` : "graph-event";
   return svg(
     "g",
-    { class: failureTypes.length ? `graph-event evidence ${slotOf(failureTypes[0])}` : "graph-event" },
-    svg("title", {}, `${label} (${node.id}, ${node.type})${evidenceOf}`),
+    { class: kind, "data-failures": failureTypes.join(" ") || null },
+    svg("title", {}, `#${index} ${node.label} (${node.id}, ${node.type})${evidenceOf}`),
+    failureTypes.length > 1 && wedges(x, axisY, failureTypes),
     svg("circle", { cx: x, cy: axisY, r: NODE_RADIUS }),
     svg("text", { x, y: labelY, transform: `rotate(38 ${x} ${labelY})`, class: "graph-label" }, truncate(label, LABEL_CHARS)),
   );

@@ -10,6 +10,12 @@ export const identityRunsHref = (identity) => `#/runs?${new URLSearchParams({ id
 export const readinessBadge = (level) =>
   el("span", { class: `badge ${format.readinessClass(level)}`, "data-field": "readiness" }, format.humanize(level));
 
+/** An execution error where a verdict would stand: "execution error · setup / toolchain_missing". */
+export const executionErrorBadge = (run) => {
+  const where = format.executionErrorWhere(run);
+  return el("span", { class: "badge execution-execution_error", "data-field": "execution-error" }, "execution error", where && ` · ${where}`);
+};
+
 export const severityBadge = (severity) => el("span", { class: `badge severity-${severity}` }, severity);
 
 /** A trend in points with its arrow; the arrow is decoration, the signed number says it all. */

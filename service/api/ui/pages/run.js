@@ -1,16 +1,18 @@
 // Run detail: what went wrong (summary, causal chain, remediation, scores, failures), the causal
-// graph, and every event with the evidence of each failure highlighted and linked both ways.
+// graph, and every event with the evidence of each failure highlighted and linked both ways. An open
+// run says once that it has no diagnosis yet; an execution error leads with its stage, reason and
+// message and shows no quality verdict; only an OpenTelemetry session has a performance card.
 
 import { getRun, runEvents } from "../api.js";
 import { bar, dataTable, el, errorBox, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { causalGraph, failureTypesByEvent } from "../graph.js";
-import { failureChip, identityHref, identityRunsHref, readinessBadge, severityBadge } from "../widgets.js";
+import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readinessBadge, severityBadge } from "../widgets.js";
 
 const DETAILS_INLINE_CHARS = 160;
 const EVENT_KEYS_IN_COLUMNS = new Set(["event", "type", "event_id", "timestamp"]);
 
-const eventRowId = (eventId) => `event-row-${eventId}`;
+const eventRowId = (nodeId) => `event-row-${nodeId}`;
 const failureCardId = (type) => `failure-${type}`;
 
 /** Moves the keyboard focus (and the view) to an element rendered elsewhere on the page. */
@@ -27,12 +29,6 @@ const primaryCause = (run) => run.diagnosis.failure_causes.find((cause) => cause
 const chainSteps = (chain) => chain.split(" -> ");
 // With no failure the primary diagnosis explains that nothing was detected.
 const nothingDetected = (run) => run.diagnosis.primary_diagnosis.causal_chain_explanation;
-
-/** Renders only when the run has been diagnosed (an open run has no diagnosis yet). */
-const diagnosed = (render) => (region, run) => {
-  if (run.diagnosis) render(region, run);
-  else region.append(el("p", { class: "empty" }, "This run is still open: it is diagnosed when it is finalized."));
-};
 
 function renderSummary(region, run) {
   const primary = primaryCause(run);
@@ -72,14 +68,22 @@ function renderOutcome(region, run) {
     facts([
       ["Execution status", el("span", { class: `badge execution-${run.execution_status}` }, format.humanize(run.execution_status || run.status)), "execution-status"],
       ["Score", run.status === "finalized" ? run.score.toFixed(2) : format.MISSING, "score"],
-      ["Failure stage", run.failure_stage || format.MISSING, "failure-stage"],
-      ["Failure reason code", run.failure_reason_code || format.MISSING, "failure-reason-code"],
-      ["Message", run.failure_message || format.MISSING, "failure-message"],
     ]),
   );
-  if (run.execution_status === "execution_error") {
-    region.append(el("p", { class: "hint" }, "An execution error is the infrastructure's, not the agent's: it is left out of every quality metric and of reputation."));
-  }
+}
+
+function renderExecutionError(region, run) {
+  region.append(
+    el("p", { class: "lead-error" },
+      "This run stopped on its infrastructure, not on the agent: it has no trust verdict, and it is left out of every quality metric and of reputation."),
+    facts([
+      ["Execution status", executionErrorBadge(run), "execution-status"],
+      ["Stage", run.failure_stage || format.MISSING, "failure-stage"],
+      ["Reason", run.failure_reason_code || format.MISSING, "failure-reason-code"],
+      ["Message", run.failure_message || format.MISSING, "failure-message"],
+      ["Trust", "none: no quality verdict", "trust"],
+    ]),
+  );
 }
 
 function renderChain(region, run) {
@@ -142,10 +146,6 @@ function renderFailures(region, run) {
 
 function renderPerformance(region, run) {
   const performance = run.session_performance;
-  if (!performance) {
-    region.append(el("p", { class: "empty" }, "Not an OpenTelemetry session: there is no session performance score."));
-    return;
-  }
   region.append(
     el("div", { class: "headline" },
       el("p", { class: "trust-big" }, el("span", { "data-field": "composite" }, performance.composite.toFixed(1)), el("span", { class: "out-of" }, " / 10 composite")),
@@ -172,19 +172,34 @@ function renderGraph(region, run) {
   );
 }
 
+/**
+ * The diagnosis's id of each event, in event order: its causal graph starts with one node per event, ids
+ * made unique (service/diagnosis/graph.py). A trace gives all the events of one span its span id as
+ * event_id; there they are `<id>`, `<id>#2`..., so evidence names exactly one event. Empty without a diagnosis.
+ */
+const eventNodeIds = (run) => run.diagnosis?.causal_graph.nodes.map((node) => node.id) ?? [];
+
+/** The payload beyond the table's columns; a span id that is the event id is in the id column already. */
+const payload = (data) =>
+  Object.fromEntries(
+    Object.entries(data).filter(([key, value]) => !EVENT_KEYS_IN_COLUMNS.has(key) && !(key === "span_id" && value === data.event_id)),
+  );
+
 /** Every event (the API's first page of up to 10,000), payload in full, evidence highlighted. */
-function renderEvidence(region, [run, { events }]) {
-  const failuresOf = failureTypesByEvent(run.diagnosis?.failure_causes ?? []);
+function renderEvidence(region, causes, run, { events }) {
+  const failuresOf = failureTypesByEvent(causes);
+  const nodeIds = eventNodeIds(run);
   if (events.length < run.event_count) {
     region.append(el("p", { class: "hint" }, `Showing the first ${format.integer(events.length)} of ${format.integer(run.event_count)} events.`));
   }
-  const rows = events.map((event) => {
-    const types = failuresOf.get(event.event_id) ?? [];
-    const rest = Object.fromEntries(Object.entries(event.data).filter(([key]) => !EVENT_KEYS_IN_COLUMNS.has(key)));
+  const rows = events.map((event, index) => {
+    const nodeId = nodeIds[index];
+    const types = failuresOf.get(nodeId) ?? [];
+    const rest = payload(event.data);
     const details = JSON.stringify(rest);
     return el(
       "tr",
-      { id: eventRowId(event.event_id), tabindex: "-1", class: types.length ? `evidence slot-${format.failureSlot(types[0])}` : "" },
+      { id: nodeId && eventRowId(nodeId), tabindex: "-1", class: types.length ? `evidence slot-${format.failureSlot(types[0])}` : "" },
       el("td", { class: "number" }, event.seq),
       el("td", {}, el("code", {}, event.event_id)),
       el("td", {}, event.type),
@@ -197,7 +212,43 @@ function renderEvidence(region, [run, { events }]) {
         el("button", { type: "button", class: "link-button", onclick: () => jumpTo(failureCardId(type)), "aria-label": `Evidence of ${format.humanize(type)}: show the failure` }, failureChip(type)))),
     );
   });
-  region.append(dataTable("events", ["#", "Event id", "Type", "Time", "Payload", "Evidence of"], rows, ["#"]));
+  const idHeading = run.kind === "trace" ? "Span id" : "Event id";
+  region.append(dataTable("events", ["#", idHeading, "Type", "Time", "Payload", "Evidence of"], rows, ["#"]));
+}
+
+/** A section whose content is at hand: rendered at once. */
+function shown(parent, title, render, run, className = null) {
+  const region = section(parent, title, className);
+  region.replaceChildren();
+  render(region, run);
+  region.setAttribute("aria-busy", "false");
+}
+
+/** The sections that apply to this run, in reading order; the events come with their own request. */
+function renderSections(page, run, events) {
+  const judged = run.diagnosis !== null && !format.isExecutionError(run);
+  if (run.status !== "finalized") {
+    page.append(el("p", { class: "notice", "data-field": "open-notice" }, "This run is still open: it is diagnosed when it is finalized."));
+  }
+  if (format.isExecutionError(run)) shown(page, "Execution error", renderExecutionError, run, "execution-error-lead");
+  const grid = el("div", { class: "grid" });
+  page.append(grid);
+  if (judged) {
+    shown(grid, "Executive summary", renderSummary, run);
+    shown(grid, "Primary causal chain", renderChain, run);
+    shown(grid, "Remediation", renderRemediation, run);
+    shown(grid, "Dimension scores", renderScores, run);
+  }
+  shown(grid, "Run", renderRunFacts, run);
+  if (!format.isExecutionError(run)) shown(grid, "Execution outcome", renderOutcome, run);
+  if (run.session_performance) shown(grid, "Session performance", renderPerformance, run);
+  if (judged) {
+    shown(page, "Failures", renderFailures, run);
+    shown(page, "Causal graph", renderGraph, run);
+  }
+  const causes = judged ? run.diagnosis.failure_causes : [];
+  const evidence = section(page, "Evidence explorer");
+  return fillAll([{ region: evidence, request: events, render: (region, answer) => renderEvidence(region, causes, run, answer) }]);
 }
 
 export function renderRun(page, runId) {
@@ -205,33 +256,14 @@ export function renderRun(page, runId) {
   const run = getRun(runId);
   const events = runEvents(runId);
   const heading = [el("p", { class: "crumbs" }, el("a", { href: "#/runs" }, "← Runs")), el("h1", { tabindex: "-1" }, "Run ", el("code", {}, runId))];
-  page.append(...heading);
-  const grid = el("div", { class: "grid" });
-  page.append(grid);
-  const regions = {
-    summary: section(grid, "Executive summary"),
-    facts: section(grid, "Run"),
-    outcome: section(grid, "Execution outcome"),
-    chain: section(grid, "Primary causal chain"),
-    remediation: section(grid, "Remediation"),
-    scores: section(grid, "Dimension scores"),
-    performance: section(grid, "Session performance"),
-    failures: section(page, "Failures"),
-    graph: section(page, "Causal graph"),
-    evidence: section(page, "Evidence explorer"),
-  };
-  // A run that cannot be read (unknown id, bad key) is one message, not one per section.
-  run.catch((error) => page.replaceChildren(...heading, errorBox(error)));
-  return fillAll([
-    { region: regions.summary, request: run, render: diagnosed(renderSummary) },
-    { region: regions.facts, request: run, render: renderRunFacts },
-    { region: regions.outcome, request: run, render: renderOutcome },
-    { region: regions.chain, request: run, render: diagnosed(renderChain) },
-    { region: regions.remediation, request: run, render: diagnosed(renderRemediation) },
-    { region: regions.scores, request: run, render: diagnosed(renderScores) },
-    { region: regions.performance, request: run, render: renderPerformance },
-    { region: regions.failures, request: run, render: diagnosed(renderFailures) },
-    { region: regions.graph, request: run, render: diagnosed(renderGraph) },
-    { region: regions.evidence, request: Promise.all([run, events]), render: renderEvidence },
-  ]);
+  const loading = el("p", { class: "loading" }, "Loading…");
+  page.append(...heading, loading);
+  return run.then(
+    (found) => {
+      loading.remove();
+      return renderSections(page, found, events);
+    },
+    // A run that cannot be read (unknown id, bad key) is one message.
+    (error) => page.replaceChildren(...heading, errorBox(error)),
+  );
 }

@@ -3,7 +3,7 @@
 import { RUNS_PAGE_SIZE, listRuns } from "../api.js";
 import { dataTable, el, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
-import { identityHref, readinessBadge, runHref } from "../widgets.js";
+import { executionErrorBadge, identityHref, readinessBadge, runHref } from "../widgets.js";
 
 const FILTERS = ["identity", "readiness", "primary_failure", "execution_status", "from", "to"];
 
@@ -80,30 +80,32 @@ function filterForm(filters) {
   return form;
 }
 
-function executionText(run) {
-  if (run.execution_status !== "execution_error") return format.humanize(run.execution_status || run.status);
-  const where = [run.failure_stage, run.failure_reason_code].filter(Boolean).join(" / ");
-  return where ? `execution error (${where})` : "execution error";
-}
-
 function runRow(run) {
+  // An execution error has no verdict: its stage and reason stand where the readiness would.
+  const verdict = format.isExecutionError(run) ? executionErrorBadge(run) : readinessBadge(run.readiness_level);
   return el(
     "tr",
-    { "data-run-id": run.run_id },
+    { "data-run-id": run.run_id, class: format.isExecutionError(run) ? "execution-error" : null },
     el("th", { scope: "row" }, el("a", { href: runHref(run.run_id), class: "run-link" }, run.run_id)),
     el("td", {}, el("a", { href: identityHref(run.identity) }, run.identity)),
     el("td", {}, format.time(run.run_at)),
     el("td", { class: "number", "data-field": "trust" }, run.trust_score ?? format.MISSING),
-    el("td", {}, readinessBadge(run.readiness_level)),
+    el("td", {}, verdict),
     el("td", {}, format.humanize(run.primary_failure)),
-    el("td", {}, executionText(run)),
+    el("td", {}, format.humanize(run.execution_status || run.status)),
     el("td", { class: "number" }, format.integer(run.event_count)),
   );
 }
 
+function emptyText(filters, cursor) {
+  if (cursor) return "No older runs.";
+  if (Object.values(filters).some(Boolean)) return "No runs match these filters.";
+  return "No runs yet: send one with POST /v1/sessions, or `repute ingest FILE`.";
+}
+
 function renderTable(region, { runs, next_cursor: nextCursor }, filters, cursor) {
   if (runs.length === 0) {
-    region.append(el("p", { class: "empty" }, cursor ? "No older runs." : "No runs match these filters."));
+    region.append(el("p", { class: "empty", "data-field": "empty" }, emptyText(filters, cursor)));
   } else {
     const headings = ["Run", "Identity", "Run at", "Trust", "Readiness", "Primary failure", "Execution", "Events"];
     region.append(dataTable("runs", headings, runs.map(runRow), ["Trust", "Events"]));

@@ -1,0 +1,73 @@
+-- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events with
+-- the credibility of their source and the decay in force, as in sql/identity_windows.sql. One result
+-- of three parts:
+--   event_type: per category, event type and window (offset_days 0: the 90 days ending at as_of; 7: the
+--               same 7 days earlier), the counted events (not capped, credible), Σδ·c·w and Σc·w;
+--   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose
+--               counted events moved the score most, by |Σδ·c·w|;
+--   capped:     per source, the events of the current window stored over the daily cap.
+WITH
+    ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
+    (
+        SELECT CAST((groupArray(source), groupArray(credibility)), 'Map(String, Float64)')
+        FROM
+        (
+            SELECT source, argMax(credibility, updated_at) AS credibility
+            FROM source_credibility
+            WHERE tenant = {tenant:String}
+            GROUP BY source
+        )
+    ) AS credibilities,
+    window_events AS
+    (
+        SELECT
+            category,
+            event_type,
+            reference_type,
+            reference_id,
+            source,
+            capped,
+            offset_days,
+            toDate(timestamp, 'UTC') AS day,
+            if(mapContains(credibilities, source), credibilities[source], 1.) AS credibility,
+            if(half_life = 0, 1., exp2(toInt32(day - ({as_of:Date} - offset_days)) / half_life)) AS decay,
+            toDecimal128(score_delta * confidence * weight * credibility * decay, 18) AS moved,
+            toDecimal128(confidence * weight * credibility * decay, 18) AS weighed
+        FROM reputation_events
+        ARRAY JOIN [0, 7] AS offset_days
+        WHERE tenant = {tenant:String} AND identity = {identity:String}
+          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - 96 AND {as_of:Date}
+          AND day BETWEEN {as_of:Date} - offset_days - 89 AND {as_of:Date} - offset_days
+    )
+SELECT
+    'event_type' AS part,
+    category,
+    event_type,
+    '' AS reference_type,
+    '' AS reference_id,
+    '' AS source,
+    offset_days,
+    count() AS events,
+    toFloat64(sum(moved)) AS weighted_delta,
+    toFloat64(sum(weighed)) AS weight
+FROM window_events
+WHERE NOT capped AND credibility > 0
+GROUP BY category, event_type, offset_days
+UNION ALL
+SELECT *
+FROM
+(
+    SELECT
+        'reference', '', '', reference_type, reference_id, '', 0, count(),
+        toFloat64(sum(moved)) AS weighted_delta, toFloat64(sum(weighed))
+    FROM window_events
+    WHERE offset_days = 0 AND NOT capped AND credibility > 0 AND reference_id != ''
+    GROUP BY reference_type, reference_id
+    ORDER BY abs(weighted_delta) DESC, reference_type, reference_id
+    LIMIT 10
+)
+UNION ALL
+SELECT 'capped', '', '', '', '', source, 0, count(), 0., 0.
+FROM window_events
+WHERE offset_days = 0 AND capped
+GROUP BY source

@@ -1,0 +1,130 @@
+"""A seeded tenant for the reputation tests: 50 identities with 200 days of random run events and posted
+signals from two sources, plus bursts past the daily cap; and the scoring models the tests put in force."""
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from service.reputation.model import REPUTE_SOURCE, ReputationEvent, event_uuid
+from service.settings import Settings
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from tests.reputation_oracle import Model, apply_caps
+
+FAILURE_TYPES = ("infinite_tool_loop", "cost_explosion", "skill_failure")
+SIGNAL_SOURCES = ("key-a", "key-b")
+# A burst past the daily cap: (identity, source, days ago, events).
+BURSTS = (("agent-00", "key-a", 3, 130), ("agent-01", "key-b", 40, 104))
+MODELS = {
+    "flat": Model(),
+    "credibility": Model({"key-a": 0.5, "key-b": 0.0}),
+    "decay": Model(half_life=7.5),
+    "credibility-and-decay": Model({"key-a": 0.25, "legacy": 0.5}, half_life=30.0),
+}
+Posted = tuple[str, ReputationEvent]
+
+
+def _at(day: date, rng: random.Random) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(seconds=rng.randint(0, 86_399))
+
+
+def _random_event(rng: random.Random, tenant: str, identity: str, i: int, today: date) -> Posted:
+    at = _at(today - timedelta(days=rng.randint(0, 199)), rng)
+    kind = rng.random()
+    source = rng.choice(SIGNAL_SOURCES)
+    if kind < 0.5:
+        source, category, event_type, delta, weight = (
+            REPUTE_SOURCE,
+            "task_quality",
+            "run_trust",
+            rng.uniform(-1, 1),
+            1.0,
+        )
+    elif kind < 0.65:
+        source, category, event_type = REPUTE_SOURCE, "task_quality", f"failure.{rng.choice(FAILURE_TYPES)}"
+        delta, weight = -rng.uniform(0, 0.3), 0.0
+    elif kind < 0.85:
+        category = "economic"
+        event_type, delta = rng.choice([("payment_completed", 1.0), ("payment_failed", -1.0)])
+        weight = rng.choice([0.5, 1.0, 2.0])
+    else:
+        category = "identity_hygiene"
+        event_type, delta = rng.choice([("key_rotated", 1.0), ("credential_leaked", -1.0)])
+        weight = 1.0
+    event = ReputationEvent(
+        event_id=event_uuid(tenant, identity, str(i)),
+        timestamp=at,
+        identity=identity,
+        category=category,
+        event_type=event_type,
+        score_delta=delta,
+        confidence=rng.choice([1.0, 1.0, 0.5, rng.random()]),
+        weight=weight,
+        reference_type="run" if source == REPUTE_SOURCE else "transaction",
+        reference_id=f"ref-{identity}-{i}",
+    )
+    return source, event
+
+
+def _bursts(rng: random.Random, tenant: str, today: date) -> list[Posted]:
+    posted = []
+    for identity, source, days_ago, count in BURSTS:
+        day = today - timedelta(days=days_ago)
+        for i in range(count):
+            delta = rng.choice([1.0, -1.0])
+            event = ReputationEvent(
+                event_uuid(tenant, identity, source, str(i)), _at(day, rng), identity, "economic",
+                "payment_completed" if delta > 0 else "payment_failed", delta, reference_type="transaction",
+                reference_id=f"tx-{source}-{i}",
+            )  # fmt: skip
+            posted.append((source, event))
+    return posted
+
+
+def random_events(tenant: str, today: date, seed: int) -> list[Posted]:
+    rng = random.Random(seed)
+    posted = [
+        _random_event(rng, tenant, f"agent-{n:02d}", i, today) for n in range(50) for i in range(rng.randint(0, 60))
+    ]
+    return posted + _bursts(rng, tenant, today)
+
+
+def store_posted(store: Store, tenant: str, posted: list[Posted]) -> None:
+    """Stores each source's events in their order, in batches, as the pipeline and the API would."""
+    for source in sorted({s for s, _ in posted}):
+        events = [e for s, e in posted if s == source]
+        for start in range(0, len(events), 200):
+            batch = events[start : start + 200]
+            if source == REPUTE_SOURCE:
+                reputation_store.insert_events(store, tenant, batch)
+            else:
+                reputation_store.insert_signals(store, tenant, source, batch)
+
+
+def raw(posted: list[Posted], cap: int = 100) -> list[dict[str, Any]]:
+    return apply_caps([{**asdict(e), "source": s} for s, e in posted], cap)
+
+
+def seed(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
+    """Stores the random events for today; returns them as raw rows (caps applied) and today."""
+    today = datetime.now(UTC).date()
+    posted = random_events(tenant, today, seed=7)
+    store_posted(store, tenant, posted)
+    return raw(posted), today
+
+
+@contextmanager
+def model_in_force(store: Store, tenant: str, model: Model) -> Iterator[None]:
+    """The model's credibilities for the tenant and its half-life for the store, which is global: the
+    flat model is put back on exit for the other tests."""
+    now = datetime.now(UTC)
+    for source, credibility in model.credibility.items():
+        reputation_store.set_credibility(store, tenant, source, credibility, now)
+    reputation_store.sync_half_life(store, Settings(reputation_half_life_days=model.half_life))
+    try:
+        yield
+    finally:
+        reputation_store.sync_half_life(store, Settings(reputation_half_life_days=None))

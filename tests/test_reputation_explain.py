@@ -1,0 +1,93 @@
+"""The explanation of a reputation (SPEC §7.1) equals a brute-force recomputation from raw events, with
+credibility, caps and decay, and agrees with the reputation it explains."""
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from service.services.reputation import explain, reputation_report
+from service.store.client import Store
+from tests.reputation_oracle import Model, capped_by_source, reference_moves, type_contributions
+from tests.reputation_seed import MODELS, model_in_force, seed
+
+TOLERANCE = 1e-9  # reported figures are rounded to 9 decimals
+
+
+@pytest.fixture
+def seeded(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
+    return seed(store, tenant)
+
+
+def close(actual: float | None, expected: float | None) -> bool:
+    if actual is None or expected is None:
+        return actual is expected
+    return abs(actual - expected) <= TOLERANCE
+
+
+def _check_event_types(explanation: dict, events: list, identity: str, as_of, model: Model) -> None:
+    for window, offset in (("current", 0), ("7d_ago", 7)):
+        expected = type_contributions(events, identity, as_of - timedelta(days=offset), model)
+        for category, part in explanation["categories"].items():
+            for event_type, windows in part["event_types"].items():
+                figures = windows[window]
+                count, moved, weighed = expected.pop((category, event_type), (0, 0.0, 0.0))
+                assert figures["events"] == count, (identity, window, event_type)
+                assert close(figures["weighted_delta"], moved) and close(figures["weight"], weighed)
+        assert not expected, f"{identity}: event types missing from the {window} window: {expected}"
+
+
+def _check_references(explanation: dict, events: list, identity: str, as_of, model: Model) -> None:
+    moves = reference_moves(events, identity, as_of, model)
+    top = explanation["top_references"]
+    assert len(top) == min(10, len(moves))
+    for reference in top:
+        assert close(reference["weighted_delta"], moves[reference["reference_id"]])
+    shown = [abs(moves[r["reference_id"]]) for r in top]
+    assert shown == sorted(shown, reverse=True)
+    left_out = set(moves) - {r["reference_id"] for r in top}
+    assert all(abs(moves[reference]) <= shown[-1] + TOLERANCE for reference in left_out)
+
+
+@pytest.mark.parametrize("model_name", ["flat", "credibility-and-decay"])
+def test_explanation_equals_recomputation(store: Store, tenant: str, seeded, model_name: str) -> None:
+    events, today = seeded
+    model = MODELS[model_name]
+    with model_in_force(store, tenant, model):
+        _check_explanations(store, tenant, events, today, model)
+
+
+def _check_explanations(store: Store, tenant: str, events: list, today: date, model: Model) -> None:
+    for as_of in (today, today - timedelta(days=20)):
+        for identity in ("agent-00", "agent-01", "agent-07", "agent-33"):
+            explanation = explain(store, tenant, identity, as_of)
+            assert explanation is not None
+            _check_event_types(explanation, events, identity, as_of, model)
+            _check_references(explanation, events, identity, as_of, model)
+            expected_capped = capped_by_source(events, identity, as_of)
+            assert {c["source"]: c["events"] for c in explanation["capped"]} == expected_capped
+            report = reputation_report(store, tenant, identity, as_of)
+            assert report is not None
+            for category, part in explanation["categories"].items():
+                assert close(part["score"], report["categories"][category]), (identity, category)
+
+
+def test_the_cap_shows_in_the_explanation(store: Store, tenant: str, seeded) -> None:
+    _events, today = seeded
+    explanation = explain(store, tenant, "agent-00", today)
+    assert explanation is not None and explanation["capped"] == [{"source": "key-a", "events": 30}]
+
+
+def test_shares_weigh_the_type_scores_into_the_category_score(store: Store, tenant: str, seeded) -> None:
+    _events, today = seeded
+    explanation = explain(store, tenant, "agent-07", today)
+    assert explanation is not None
+    for part in explanation["categories"].values():
+        typed = [w["current"] for w in part["event_types"].values() if w["current"]["score"] is not None]
+        if part["score"] is not None:
+            assert close(sum(w["share"] for w in typed), 1.0)
+            assert abs(sum(w["share"] * w["score"] for w in typed) - part["score"]) <= 1e-6
+
+
+def test_an_unknown_identity_has_no_explanation(store: Store, tenant: str) -> None:
+    assert explain(store, tenant, "nobody", date(2026, 11, 20)) is None

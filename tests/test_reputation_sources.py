@@ -1,0 +1,169 @@
+"""Sources, credibility and the daily cap (SPEC §7.1) through the store functions, and migration 0006
+keeping the meaning of the events stored before it."""
+
+import math
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from service.reputation.model import ReputationEvent, event_uuid
+from service.settings import Settings
+from service.store import migrate as migrations
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from tests.reputation_oracle import Model, assert_matches, reputation
+from tests.reputation_seed import random_events, raw, store_posted
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def _payment(identity: str, i: int, at: datetime = NOW, delta: float = 1.0) -> ReputationEvent:
+    return ReputationEvent(
+        event_uuid(identity, str(i)), at, identity, "economic", "payment_completed", delta, reference_type="transaction"
+    )
+
+
+def _reports(store: Store, tenant: str, identities: list[str], days: list) -> dict:
+    return {(i, d): reputation_store.identity_reputation(store, tenant, i, d) for i in identities for d in days}
+
+
+def _fleet(store: Store, tenant: str) -> dict:
+    reputation_store.refresh_scores(store)
+    rows = reputation_store.list_identities(store, tenant, limit=1000)
+    return {row["identity"]: {k: v for k, v in row.items() if k != "computed_at"} for row in rows}
+
+
+def test_credibility_zero_removes_a_source_from_every_day_at_once_and_one_restores_it(
+    store: Store, tenant: str
+) -> None:
+    today = datetime.now(UTC).date()
+    posted = random_events(tenant, today, seed=11)
+    store_posted(store, tenant, posted)
+    identities = sorted({e.identity for _, e in posted})
+    days = [today, today - timedelta(days=7), today - timedelta(days=45), today - timedelta(days=100)]
+    before, fleet_before = _reports(store, tenant, identities, days), _fleet(store, tenant)
+
+    reputation_store.set_credibility(store, tenant, "key-a", 0.0, datetime.now(UTC))
+    without_a = [e for e in raw(posted) if e["source"] != "key-a"]
+    for (identity, day), actual in _reports(store, tenant, identities, days).items():
+        expected = reputation(without_a, identity, day, Model())
+        if actual is None:
+            assert expected["overall"] is None and expected["events"] == 0
+        else:
+            assert_matches(actual, expected, f"{identity} as of {day} without key-a")
+    fleet_without_a = _fleet(store, tenant)
+    for identity, row in fleet_without_a.items():
+        assert_matches(row, reputation(without_a, identity, today, Model()), f"fleet {identity} without key-a")
+    assert fleet_without_a != fleet_before
+
+    reputation_store.set_credibility(store, tenant, "key-a", 1.0, datetime.now(UTC))
+    assert _reports(store, tenant, identities, days) == before
+    assert _fleet(store, tenant) == fleet_before
+
+
+def test_a_source_gets_its_daily_cap_across_batches_and_its_own_allowance(store: Store, tenant: str) -> None:
+    first = reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", i) for i in range(60)])
+    second = reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", i) for i in range(60, 120)])
+    other_source = reputation_store.insert_signals(
+        store, tenant, "key-b", [_payment("alice", i) for i in range(200, 230)]
+    )
+    next_day = reputation_store.insert_signals(
+        store, tenant, "key-a", [_payment("alice", i, NOW + timedelta(days=1)) for i in range(300, 310)]
+    )
+    assert (len(first.stored), len(first.capped)) == (60, 0)
+    assert (len(second.stored), len(second.capped)) == (60, 20)
+    assert second.capped == second.stored[40:]
+    assert (len(other_source.stored), len(other_source.capped)) == (30, 0)
+    assert (len(next_day.stored), len(next_day.capped)) == (10, 0)
+    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date() + timedelta(days=1))
+    assert report is not None and report["events"] == 100 + 30 + 10
+
+
+def test_the_runs_own_events_are_never_capped(store: Store, tenant: str) -> None:
+    runs = [
+        ReputationEvent(
+            event_uuid(tenant, f"run-{i}"), NOW, "alice", "task_quality", "run_trust", 0.5, reference_type="run"
+        )
+        for i in range(150)
+    ]
+    assert reputation_store.insert_events(store, tenant, runs) == 150
+    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date())
+    assert report is not None and report["events"] == 150
+
+
+@pytest.mark.parametrize("source", ["repute", "legacy", ""])
+def test_a_posted_signal_cannot_take_a_reserved_source(store: Store, tenant: str, source: str) -> None:
+    with pytest.raises(ValueError, match="source"):
+        reputation_store.insert_signals(store, tenant, source, [_payment("alice", 1)])
+
+
+def test_insert_outcome_tells_stored_from_duplicate(store: Store, tenant: str) -> None:
+    batch = [_payment("alice", 1), _payment("alice", 2), _payment("alice", 1, delta=-1.0), _payment("bob", 1)]
+    outcome = reputation_store.insert_signals(store, tenant, "key-a", batch)
+    assert outcome.stored == (batch[0], batch[1], batch[3]) and outcome.duplicates == (batch[2],)
+    again = reputation_store.insert_signals(store, tenant, "key-b", batch)
+    assert again.stored == () and again.duplicates == tuple(batch)
+
+
+@pytest.mark.parametrize("credibility", [-0.1, 1.5, math.nan, math.inf])
+def test_credibility_outside_zero_one_is_refused(store: Store, tenant: str, credibility: float) -> None:
+    with pytest.raises(ValueError, match="credibility"):
+        reputation_store.set_credibility(store, tenant, "key-a", credibility, NOW)
+
+
+def test_sources_list_the_seen_and_the_set(store: Store, tenant: str) -> None:
+    reputation_store.insert_events(
+        store,
+        tenant,
+        [ReputationEvent(uuid.uuid4(), NOW, "alice", "task_quality", "run_trust", 1.0, reference_type="run")],
+    )
+    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1)])
+    reputation_store.set_credibility(store, tenant, "key-z", 0.2, NOW)
+    reputation_store.set_credibility(store, tenant, "key-z", 0.3, NOW + timedelta(seconds=1))
+    reputation_store.set_credibility(store, f"other_{tenant}", "key-a", 0.0, NOW)
+    assert reputation_store.list_sources(store, tenant) == [
+        {"source": "key-a", "credibility": 1.0, "updated_at": None},
+        {"source": "key-z", "credibility": 0.3, "updated_at": NOW + timedelta(seconds=1)},
+        {"source": "repute", "credibility": 1.0, "updated_at": None},
+    ]
+
+
+@pytest.fixture
+def fresh_database(embedded_store: Store) -> Iterator[Store]:
+    """A database of its own on the embedded engine, to migrate step by step."""
+    database = f"migration_{uuid.uuid4().hex[:8]}"
+    store = Store(Settings(data_dir=embedded_store.settings.data_dir, database=database))
+    yield store
+    store.client.command(f"DROP DATABASE IF EXISTS `{database}`")
+
+
+def test_migration_0006_keeps_the_meaning_of_stored_events(
+    fresh_database: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, tenant, today = fresh_database, "t", datetime.now(UTC).date()
+    every_migration = migrations.discover()
+    monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version < 6])
+    migrations.migrate(store)
+    posted = random_events(tenant, today, seed=3)
+    old_columns = reputation_store.EVENT_COLUMNS[:-2]  # before 0006: no source, no capped
+    store.client.insert(
+        "reputation_events",
+        [[tenant, *(getattr(e, c) for c in old_columns[1:])] for _, e in posted],
+        column_names=old_columns,
+    )
+    monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
+    assert "0006_reputation_sources" in migrations.migrate(store)
+
+    sources = store.client.query("SELECT event_id, source FROM reputation_events").result_rows
+    expected_source = {e.event_id: ("repute" if s == "repute" else "legacy") for s, e in posted}
+    assert dict(sources) == expected_source
+    events = raw(posted, cap=10**9)  # none capped: the cap came with 0006
+    for identity in sorted({e["identity"] for e in events}):
+        actual = reputation_store.identity_reputation(store, tenant, identity, today)
+        expected = reputation(events, identity, today, Model())
+        if actual is None:
+            assert expected["overall"] is None and expected["events"] == 0
+        else:
+            assert_matches(actual, expected, f"{identity} after migrating")
