@@ -1,7 +1,6 @@
 """`diagnose(events) -> Diagnosis`: pure and deterministic (SPEC §4)."""
 
 import hashlib
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -132,7 +131,10 @@ def diagnose(events: Sequence[Any]) -> Diagnosis:
     (`normalize_events` checks them)."""
     run = gather(events)
     ids = node_ids(run.event_ids, _FAILURE_NODE_IDS)
-    causes = tuple(itertools.chain.from_iterable(_causes(detector, run, ids) for detector in DETECTORS))
+    found: list[Cause] = []
+    for detector in DETECTORS:
+        found += _causes(detector, run, ids)
+    causes = tuple(found)
     scores = dimension_scores(causes)
     trust = trust_score(scores)
     return Diagnosis(

@@ -19,11 +19,9 @@ _REMEDIATIONS = {d.failure_type: d.remediation for d in DETECTORS}
 
 
 def evidence_summary(run: RunFacts) -> dict[str, Any]:
-    summary: dict[str, Any] = {
-        "event_count": len(run.types),
-        "event_counts": {kind: len(positions) for kind, positions in run.positions.items()},
-    }
-    summary.update({name: len(run.of_type(kind)) for name, kind in _COUNTED_TYPES.items()})
+    counts = {kind: len(positions) for kind, positions in run.positions.items()}
+    summary: dict[str, Any] = {"event_count": len(run.types), "event_counts": counts}
+    summary.update({name: counts.get(kind, 0) for name, kind in _COUNTED_TYPES.items()})
     return summary
 
 
