@@ -33,6 +33,20 @@ def test_a_trace_takes_its_roots_conversation_before_its_earlier_spans() -> None
     assert run_key(other, {}) == A
 
 
+def test_differing_copies_of_one_span_stay_in_one_run_whatever_the_order() -> None:
+    # A resend that changed the span (here, its conversation id) must not split it across two runs,
+    # nor let the arrival order pick the trace's conversation: the copy with the smaller content id rules.
+    first = make_span(1, attributes={"gen_ai.conversation.id": "c1"})
+    second = make_span(1, attributes={"gen_ai.conversation.id": "c2"})
+    child = make_span(2, parent=1)
+    one_way = group_runs([first, second, child])
+    other_way = group_runs([child, second, first])
+    assert len(one_way) == 1
+    assert {key: sorted(spans, key=repr) for key, spans in one_way.items()} == {
+        key: sorted(spans, key=repr) for key, spans in other_way.items()
+    }
+
+
 def test_empty_conversation_ids_do_not_count() -> None:
     assert group_runs([make_span(1, attributes={"gen_ai.conversation.id": ""})]).keys() == {A}
 

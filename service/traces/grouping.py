@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 # A value as text: a non-empty string, or an integer (the logs' reading of session.id).
 from service.judge.otlp import session_id_text as attribute_text
-from service.traces.order import roots_first, span_order
+from service.traces.order import in_run_order, kept_copies, roots_first, span_key
 from service.traces.semconv import CONVERSATION_ID
 from service.traces.spans import Span
 
@@ -26,7 +26,7 @@ def conversation_id(span: Span) -> str | None:
 def trace_conversations(spans: Iterable[Span]) -> dict[str, str]:
     """Each trace's conversation id: its root's, else that of its first span (in span order) naming one."""
     conversations: dict[str, str] = {}
-    for span in roots_first(sorted(spans, key=span_order)):
+    for span in roots_first(in_run_order(spans)):
         conversation = conversation_id(span)
         if conversation is not None:
             conversations.setdefault(span.trace_id, conversation)
@@ -40,12 +40,14 @@ def run_key(span: Span, conversations: Mapping[str, str]) -> str:
 
 
 def group_runs(spans: Iterable[Span]) -> dict[str, list[Span]]:
-    """The spans of each run, by run_id, in input order."""
+    """The spans of each run, by run_id, in input order. Every copy of a span goes where its kept copy
+    (`kept_copies`) goes, so copies that differ never split a span across runs."""
     spans = list(spans)
-    conversations = trace_conversations(spans)
+    kept = kept_copies(spans)
+    conversations = trace_conversations(kept.values())
     runs: dict[str, list[Span]] = {}
     for span in spans:
-        runs.setdefault(run_key(span, conversations), []).append(span)
+        runs.setdefault(run_key(kept[span_key(span)], conversations), []).append(span)
     return runs
 
 
