@@ -38,7 +38,7 @@ from service.store.rows import as_utc, dicts
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
-    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped",
+    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped", "sign",
 )  # fmt: skip
 _insert_lock = threading.Lock()
 
@@ -134,7 +134,7 @@ def _write(store: Store, tenant: str, source: str, events: Sequence[ReputationEv
         "reputation_events",
         [
             [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
-             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped)]
+             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign]
             for e in events
         ],
         column_names=EVENT_COLUMNS,
@@ -165,10 +165,10 @@ def _insert(
     )
 
 
-def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> int:
-    """Stores the runs' own events (source `repute`, never capped); returns how many were new, the rest
-    being stored already."""
-    return len(_insert(store, tenant, REPUTE_SOURCE, events, None).stored)
+def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> tuple[ReputationEvent, ...]:
+    """Stores the runs' own events (source `repute`, never capped), retractions included; returns those
+    that were new, the rest being stored already."""
+    return _insert(store, tenant, REPUTE_SOURCE, events, None).stored
 
 
 def insert_signals(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]) -> InsertOutcome:
