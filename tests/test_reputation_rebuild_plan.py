@@ -11,6 +11,7 @@ from service.reputation.emit import FinalizedRun, events_for_run
 from service.reputation.model import ReputationEvent
 from service.reputation.rebuild import RETRACTS, Plan, current_events, plan
 from service.vocab import ExecutionStatus, Readiness
+from tests.fleet import events_before_2026_11_23
 
 AT = datetime(2026, 11, 1, 9, tzinfo=UTC)
 
@@ -28,14 +29,6 @@ def _run(
         "t", "run-1", "agent-a", "run", AT, status, trust, causes, "agent", "provider_error",
         session_composite=composite, readiness=readiness, event_count=event_count,
     )  # fmt: skip
-
-
-def old_model(run: FinalizedRun) -> list[ReputationEvent]:
-    """What a server before 2026-11-23 emitted: run_trust = (trust - 50) / 50, also for a run without events."""
-    events = events_for_run(replace(run, event_count=max(run.event_count, 1)))
-    if run.execution_status == ExecutionStatus.EXECUTION_ERROR:
-        return events
-    return [replace(e, score_delta=(run.trust_score - 50) / 50) if e.event_type == "run_trust" else e for e in events]
 
 
 def _applied(stored: list[ReputationEvent], done: Plan) -> list[ReputationEvent]:
@@ -57,7 +50,7 @@ def test_an_up_to_date_run_plans_nothing() -> None:
 
 def test_an_old_run_trust_is_retracted_and_the_new_one_gets_a_new_id() -> None:
     run = _run(trust=75, readiness=Readiness.UNSAFE, causes=(("infinite_tool_loop", "critical", -20),))
-    stored = old_model(run)
+    stored = events_before_2026_11_23(run)
     done = plan(stored, events_for_run(run))
     [old] = [e for e in stored if e.event_type == "run_trust"]
     [retracted] = done.retractions
@@ -72,7 +65,7 @@ def test_an_old_run_trust_is_retracted_and_the_new_one_gets_a_new_id() -> None:
 
 def test_a_run_without_events_loses_its_run_trust_and_emits_nothing() -> None:
     run = _run(trust=100, event_count=0)
-    stored = old_model(run)
+    stored = events_before_2026_11_23(run)
     done = plan(stored, events_for_run(run))
     assert [r.attributes[RETRACTS] for r in done.retractions] == [str(stored[0].event_id)]
     assert done.emissions == ()
@@ -81,7 +74,7 @@ def test_a_run_without_events_loses_its_run_trust_and_emits_nothing() -> None:
 def test_an_execution_error_keeps_its_weightless_event() -> None:
     run = _run(status=ExecutionStatus.EXECUTION_ERROR)
     assert [e.event_type for e in events_for_run(run)] == ["execution_error"]
-    assert plan(old_model(run), events_for_run(run)) == Plan()
+    assert plan(events_before_2026_11_23(run), events_for_run(run)) == Plan()
 
 
 def test_a_model_that_changes_back_never_reuses_an_id() -> None:
@@ -101,7 +94,7 @@ def test_a_model_that_changes_back_never_reuses_an_id() -> None:
 
 def test_a_rebuild_cut_short_converges() -> None:
     run = _run(trust=60, readiness=Readiness.REVIEW, causes=(("skill_failure", "high", -14),))
-    stored = old_model(run)
+    stored = events_before_2026_11_23(run)
     full = plan(stored, events_for_run(run))
     for written in (list(full.retractions), list(full.emissions)):  # only one half reached the store
         again = plan(stored + written, events_for_run(run))
@@ -130,7 +123,7 @@ runs = st.builds(
 def test_applying_a_plan_leaves_nothing_to_plan(first: FinalizedRun, later: list[FinalizedRun]) -> None:
     """Whatever was stored and however often the model changed: after a plan, the current events are the
     model's, planning again is empty, and no id is ever written twice."""
-    stored = old_model(first)
+    stored = events_before_2026_11_23(first)
     for run in later:
         emitted = events_for_run(run)
         done = plan(stored, emitted)

@@ -171,6 +171,26 @@ def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) 
     return _insert(store, tenant, REPUTE_SOURCE, events, None).stored
 
 
+def run_events(
+    store: Store, tenant: str, runs: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], list[ReputationEvent]]:
+    """Every event stored for each run, given as (identity, run id), retractions included
+    (sql/run_reputation_events.sql); a run without any is left out."""
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted({identity for identity, _ in runs}),
+        "run_ids": sorted({run_id for _, run_id in runs}),
+        "source": REPUTE_SOURCE,
+    }
+    wanted = set(runs)
+    found: dict[tuple[str, str], list[ReputationEvent]] = {}
+    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
+        run = (row["identity"], row["reference_id"])
+        if run in wanted:
+            found.setdefault(run, []).append(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}))
+    return found
+
+
 def insert_signals(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]) -> InsertOutcome:
     """Stores posted signals (SPEC §3.3) as coming from `source`, the id of the key that posted them:
     the caller's, never the client's choice. Past REPUTE_SIGNALS_PER_SOURCE_PER_DAY per identity and
