@@ -55,6 +55,17 @@ class _Group(TyperGroup):
         return _no_type_placeholders(super().get_params(ctx))
 
 
+class _DefaultCommandGroup(_Group):
+    """A group whose arguments go to its first command when they name none of its commands:
+    `repute reputation ID` is `repute reputation show ID` (an identity named like a command is given
+    with `show`). `--help` alone is the group's."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [next(iter(self.commands)), *args]
+        return super().parse_args(ctx, args)
+
+
 class _Typer(typer.Typer):
     def command(self, *args: Any, **kwargs: Any) -> Any:
         return super().command(*args, cls=_Command, **kwargs)
@@ -68,6 +79,12 @@ def choices(enum: type[StrEnum]) -> str:
 app = _Typer(cls=_Group, no_args_is_help=True, help="Repute: agent run diagnosis and reputation.")
 keys_app = _Typer(cls=_Group, no_args_is_help=True, help="Manage API keys.")
 app.add_typer(keys_app, name="keys")
+reputation_app = _Typer(
+    cls=_DefaultCommandGroup,
+    no_args_is_help=True,
+    help="An identity's reputation (`repute reputation ID` is short for `show ID`); `rebuild` (admin).",
+)
+app.add_typer(reputation_app, name="reputation")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -310,8 +327,8 @@ def _day(text: str | None, option: str) -> date:
         fail(f"{option} must be YYYY-MM-DD, got {text!r}")
 
 
-@app.command()
-def reputation(
+@reputation_app.command("show")
+def reputation_show(
     identity: Annotated[str, typer.Argument(metavar="IDENTITY")],
     as_of: Annotated[str | None, typer.Option("--as-of", metavar="YYYY-MM-DD", help="default today, UTC")] = None,
     as_json: JsonFlag = False,
@@ -337,6 +354,27 @@ def reputation(
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
     for failure, count in found["failures"].items():
         out.print(f"  failure {failure}: {count}")
+
+
+@reputation_app.command("rebuild")
+def reputation_rebuild(
+    tenant: Annotated[
+        str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-emit the finalized runs' reputation events under the current model (admin; idempotent, one
+    tenant). Run it after upgrading from a version whose reputation model differed."""
+    with api() as client:
+        report = client.json("POST", "/v1/reputation/rebuild", params={"tenant": tenant} if tenant else {})
+    if as_json:
+        print_json(report)
+        return
+    out.print(
+        f"tenant {report['tenant']}: {report['runs_examined']} finalized runs examined, {report['runs_changed']}"
+        f" changed: {report['events_retracted']} events retracted, {report['events_emitted']} emitted",
+        highlight=False,
+    )
 
 
 def _print_explanation(found: dict[str, Any]) -> None:

@@ -6,6 +6,8 @@
 --   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose
 --               counted events moved the score most, by |Σδ·c·w|;
 --   capped:     per source, the events of the current window stored over the daily cap.
+-- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
+-- signed, and a type or reference whose events were all retracted is left out.
 WITH
     ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
     (
@@ -31,8 +33,9 @@ WITH
             toDate(timestamp, 'UTC') AS day,
             if(mapContains(credibilities, source), credibilities[source], 1.) AS credibility,
             if(half_life = 0, 1., exp2(toInt32(day - ({as_of:Date} - offset_days)) / half_life)) AS decay,
-            toDecimal128(score_delta * confidence * weight * credibility * decay, 18) AS moved,
-            toDecimal128(confidence * weight * credibility * decay, 18) AS weighed
+            sign,
+            toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
+            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
         FROM reputation_events
         ARRAY JOIN [0, 7] AS offset_days
         WHERE tenant = {tenant:String} AND identity = {identity:String}
@@ -47,27 +50,29 @@ SELECT
     '' AS reference_id,
     '' AS source,
     offset_days,
-    count() AS events,
+    sum(sign) AS events,
     toFloat64(sum(moved)) AS weighted_delta,
     toFloat64(sum(weighed)) AS weight
 FROM window_events
 WHERE NOT capped AND credibility > 0
 GROUP BY category, event_type, offset_days
+HAVING events != 0
 UNION ALL
 SELECT *
 FROM
 (
     SELECT
-        'reference', '', '', reference_type, reference_id, '', 0, count(),
+        'reference', '', '', reference_type, reference_id, '', 0, sum(sign) AS reference_events,
         toFloat64(sum(moved)) AS weighted_delta, toFloat64(sum(weighed))
     FROM window_events
     WHERE offset_days = 0 AND NOT capped AND credibility > 0 AND reference_id != ''
     GROUP BY reference_type, reference_id
+    HAVING reference_events != 0
     ORDER BY abs(weighted_delta) DESC, reference_type, reference_id
     LIMIT 10
 )
 UNION ALL
-SELECT 'capped', '', '', '', '', source, 0, count(), 0., 0.
+SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0.
 FROM window_events
 WHERE offset_days = 0 AND capped
 GROUP BY source

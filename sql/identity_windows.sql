@@ -4,7 +4,8 @@
 -- view reputation_at (migrations/0006), which serves the fleet, the alerts and Grafana. As there, the
 -- exact daily sums of each source are weighed by the source's credibility and the window's decay, then
 -- summed in Decimal again, so that the result does not depend on the order of parts; `evidence`
--- (confidence's N) is the window's Decimal sum over all categories.
+-- (confidence's N) is the window's Decimal sum over all categories. The daily counts are signed sums
+-- (a retraction subtracts its event, migrations/0010): a failure type retracted to 0 is left out.
 WITH
     ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
     (
@@ -28,7 +29,7 @@ SELECT
     sumIf(day_events, credibility > 0) AS events,
     sumIf(day_positive, credibility > 0) AS positive_events,
     sumIf(day_negative, credibility > 0) AS negative_events,
-    sumMapIf(day_failures, credibility > 0) AS failures
+    mapFilter((failure, count) -> count != 0, sumMapIf(day_failures, credibility > 0)) AS failures
 FROM
 (
     SELECT

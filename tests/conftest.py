@@ -65,6 +65,15 @@ def server_store(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> I
     store.close()
 
 
+@pytest.fixture
+def fresh_database(embedded_store: Store) -> Iterator[Store]:
+    """A database of its own on the embedded engine, to migrate step by step."""
+    database = f"migration_{uuid.uuid4().hex[:8]}"
+    store = Store(Settings(data_dir=embedded_store.settings.data_dir, database=database))
+    yield store
+    store.client.command(f"DROP DATABASE IF EXISTS `{database}`")
+
+
 @pytest.fixture(params=["embedded", "server"])
 def store(request: pytest.FixtureRequest) -> Store:
     """Every store test runs on the embedded engine, and on a server when one is available."""

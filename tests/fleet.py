@@ -2,8 +2,8 @@
 run_failures, and the reputation events of service.reputation.emit), so that each alert scenario controls
 exactly the numbers its rule reads."""
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -24,10 +24,21 @@ ERROR = ("agent", "provider_error")
 EVENT_COUNT = 20
 
 
+def events_before_2026_11_23(run: FinalizedRun) -> list[ReputationEvent]:
+    """What a server emitted before SPEC §7 changed on 2026-11-23: run_trust = (trust - 50) / 50, also for
+    a run without events; the other events as now."""
+    events = events_for_run(replace(run, event_count=max(run.event_count, 1)))
+    if run.execution_status == "execution_error":
+        return events
+    old_delta = (run.trust_score - 50) / 50
+    return [replace(e, score_delta=old_delta) if e.event_type == "run_trust" else e for e in events]
+
+
 @dataclass
 class FleetWriter:
     store: Store
     tenant: str
+    emit: Callable[[FinalizedRun], list[ReputationEvent]] = events_for_run  # the model of the server writing
     runs: list[RunRecord] = field(default_factory=list)
     failures: list[list[Any]] = field(default_factory=list)
     events: list[ReputationEvent] = field(default_factory=list)
@@ -41,14 +52,19 @@ class FleetWriter:
         readiness: str = "ready_for_runtime",
         failures: Sequence[str] = (),
         error: tuple[str, str] | None = None,
+        event_count: int = EVENT_COUNT,
+        composite: float | None = None,
     ) -> None:
-        """One finalized run; `error` = (stage, reason) makes it an execution error."""
+        """One finalized run; `error` = (stage, reason) makes it an execution error, a `composite` an OTLP
+        session with that performance score."""
         self.count += 1
         run_id = f"run-{self.count:05d}-{identity}"
         passed = trust >= 80 and readiness != "unsafe_for_production"  # SPEC §6: an unsafe run fails
         status = "execution_error" if error else ("ok" if passed else "quality_failure")
         stage, reason = error or ("", "")
-        self.runs.append(_run_row(self.tenant, run_id, identity, at, trust, readiness, failures, status, stage, reason))
+        kind = "run" if composite is None else "session"
+        row = _run_row(self.tenant, run_id, identity, at, trust, readiness, failures, status, stage, reason)
+        self.runs.append(replace(row, kind=kind, event_count=event_count, session_composite=composite))
         causes = [] if error else [(name, "high", IMPACT[name]) for name in failures]
         for position, (name, severity, impact) in enumerate(causes):
             self.failures.append([
@@ -56,10 +72,10 @@ class FleetWriter:
                 f"{name} observed", "a -> b", [f"event_{position}"], "fix it",
             ])  # fmt: skip
         finalized = FinalizedRun(
-            self.tenant, run_id, identity, "run", at, status, trust, causes, stage, reason,
-            readiness=readiness, event_count=EVENT_COUNT,
+            self.tenant, run_id, identity, kind, at, status, trust, causes, stage, reason, composite,
+            readiness=readiness, event_count=event_count,
         )  # fmt: skip
-        self.events.extend(events_for_run(finalized))
+        self.events.extend(self.emit(finalized))
 
     def flush(self) -> None:
         run_store.insert_failures(self.store, self.failures)

@@ -1,11 +1,13 @@
 """A brute-force recomputation of SPEC §7 and §7.1 from raw events, written independently of the SQL.
 
-An event is a dict with the columns of reputation_events; `source` defaults to `repute` and `capped`
-to false. Credibilities are per source (1 when absent); half_life None means no decay.
+An event is a dict with the columns of reputation_events; `source` defaults to `repute`, `capped` to
+false and `sign` to 1 (-1: a retraction, which counts as its event with every sum and count negated).
+Credibilities are per source (1 when absent); half_life None means no decay.
 """
 
 from collections import Counter
 from datetime import date, timedelta
+from math import fsum
 from typing import Any
 
 WEIGHTS = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
@@ -27,6 +29,10 @@ def apply_caps(posted: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
     return result
 
 
+def _sign(event: dict[str, Any]) -> int:
+    return event.get("sign", 1)
+
+
 class Model:
     def __init__(self, credibility: dict[str, float] | None = None, half_life: float | None = None) -> None:
         self.credibility = credibility or {}
@@ -38,7 +44,7 @@ class Model:
     def factor(self, event: dict[str, Any], as_of: date) -> float:
         """What multiplies the event's c·w in a window ending at as_of: credibility x decay."""
         decay = 1.0 if self.half_life is None else 2 ** (-(as_of - event["timestamp"].date()).days / self.half_life)
-        return self.source_credibility(event) * decay
+        return _sign(event) * self.source_credibility(event) * decay
 
 
 def _window(events: list[dict[str, Any]], identity: str, as_of: date) -> list[dict[str, Any]]:
@@ -54,8 +60,9 @@ def _overall(window: list[dict[str, Any]], model: Model, as_of: date) -> tuple[f
     per_category: dict[str, float | None] = {}
     for category in WEIGHTS:
         chosen = [e for e in window if e["category"] == category]
-        denominator = sum(e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
-        numerator = sum(e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
+        # fsum: exactly rounded, so an event and its retraction add up to exactly 0, as the store's Decimal sums
+        denominator = fsum(e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
+        numerator = fsum(e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
         per_category[category] = numerator / denominator if denominator != 0 else None
     present = {c: s for c, s in per_category.items() if s is not None}
     if not present:
@@ -85,20 +92,24 @@ def reputation(events: list[dict[str, Any]], identity: str, as_of: date, model: 
         "task_quality": _scaled(categories["task_quality"]),
         "economic": _scaled(categories["economic"]),
         "identity_hygiene": _scaled(categories["identity_hygiene"]),
-        "confidence": min(1.0, sum(model.factor(e, as_of) for e in weighted) / 100),
-        "events": len(weighted),
-        "positive_events": sum(1 for e in weighted if e["score_delta"] > 0),
-        "negative_events": sum(1 for e in weighted if e["score_delta"] < 0),
-        "failures": dict(
-            Counter(
-                e["event_type"].removeprefix("failure.") for e in believed if e["event_type"].startswith("failure.")
-            )
-        ),
+        "confidence": min(1.0, fsum(model.factor(e, as_of) for e in weighted) / 100),
+        "events": sum(_sign(e) for e in weighted),
+        "positive_events": sum(_sign(e) for e in weighted if e["score_delta"] > 0),
+        "negative_events": sum(_sign(e) for e in weighted if e["score_delta"] < 0),
+        "failures": _failures(believed),
         "score_7d_ago": score_7d,
         "score_30d_ago": score_30d,
         "trend_7d": None if current is None or score_7d is None else current - score_7d,
         "trend_30d": None if current is None or score_30d is None else current - score_30d,
     }
+
+
+def _failures(events: list[dict[str, Any]]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for e in events:
+        if e["event_type"].startswith("failure."):
+            counts[e["event_type"].removeprefix("failure.")] += _sign(e)
+    return {failure: count for failure, count in counts.items() if count}
 
 
 def assert_matches(actual: dict[str, Any], expected: dict[str, Any], context: str) -> None:
@@ -125,21 +136,24 @@ def type_contributions(
         factor = model.factor(e, as_of)
         count, moved, weighed = result.get((e["category"], e["event_type"]), (0, 0.0, 0.0))
         result[(e["category"], e["event_type"])] = (
-            count + 1,
+            count + _sign(e),
             moved + e["score_delta"] * e["confidence"] * e["weight"] * factor,
             weighed + e["confidence"] * e["weight"] * factor,
         )
-    return result
+    return {key: figures for key, figures in result.items() if figures[0]}
 
 
 def reference_moves(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> dict[str, float]:
-    """Per reference id of the window ending at as_of: Σδ·c·w of its counted events."""
+    """Per reference id of the window ending at as_of: Σδ·c·w of its counted events (a reference whose
+    events were all retracted has none)."""
     moves: dict[str, float] = {}
+    counts: Counter[str] = Counter()
     for e in _window(events, identity, as_of):
         if e["reference_id"] and model.source_credibility(e) > 0:
             moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
             moves[e["reference_id"]] = moves.get(e["reference_id"], 0.0) + moved
-    return moves
+            counts[e["reference_id"]] += _sign(e)
+    return {reference: moved for reference, moved in moves.items() if counts[reference]}
 
 
 def capped_by_source(events: list[dict[str, Any]], identity: str, as_of: date) -> dict[str, int]:

@@ -12,7 +12,7 @@ from service.reputation.model import REPUTE_SOURCE, ReputationEvent, event_uuid
 from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store.client import Store
-from tests.reputation_oracle import Model, apply_caps
+from tests.reputation_oracle import Model, apply_caps, assert_matches, reputation
 
 FAILURE_TYPES = ("infinite_tool_loop", "cost_explosion", "skill_failure")
 SIGNAL_SOURCES = ("key-a", "key-b")
@@ -128,3 +128,18 @@ def model_in_force(store: Store, tenant: str, model: Model) -> Iterator[None]:
         yield
     finally:
         reputation_store.sync_half_life(store, Settings(reputation_half_life_days=None))
+
+
+def assert_store_matches(
+    store: Store, tenant: str, events: list[dict[str, Any]], as_of: date, context: str, model: Model | None = None
+) -> None:
+    """Every identity of `events` reads from the store as the brute-force recomputation says (no row
+    where it counts nothing)."""
+    model = model or Model()
+    for identity in sorted({e["identity"] for e in events}):
+        expected = reputation(events, identity, as_of, model)
+        actual = reputation_store.identity_reputation(store, tenant, identity, as_of)
+        if actual is None:
+            assert expected["events"] == 0 and expected["overall"] is None and not expected["failures"], identity
+        else:
+            assert_matches(actual, expected, f"{context}: {identity} as of {as_of}")

@@ -66,7 +66,7 @@ def test_a_repeated_id_for_the_same_identity_is_a_duplicate(store: Store, tenant
 def test_a_run_event_id_reused_by_another_tenant_is_stored(store: Store) -> None:
     tenant_a, tenant_b = f"a_{uuid.uuid4().hex[:8]}", f"b_{uuid.uuid4().hex[:8]}"
     shared_id = uuid.uuid4()
-    assert reputation_store.insert_events(store, tenant_a, [_payment(shared_id, "alice-agent", 1.0)]) == 1
-    assert reputation_store.insert_events(store, tenant_b, [_payment(shared_id, "alice-agent", -1.0)]) == 1
+    assert len(reputation_store.insert_events(store, tenant_a, [_payment(shared_id, "alice-agent", 1.0)])) == 1
+    assert len(reputation_store.insert_events(store, tenant_b, [_payment(shared_id, "alice-agent", -1.0)])) == 1
     assert _stored(store, tenant_b, "alice-agent") == [(shared_id, -1.0)]
     assert _stored(store, tenant_a, "alice-agent") == [(shared_id, 1.0)]

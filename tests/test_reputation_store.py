@@ -72,8 +72,8 @@ def test_reinserting_events_changes_nothing(store: Store, tenant: str) -> None:
     before = [reputation_store.identity_reputation(store, tenant, f"agent-{n:02d}", today) for n in range(50)]
     count = _event_count(store, tenant)
     runs_events = [e for s, e in posted if s == REPUTE_SOURCE]
-    assert reputation_store.insert_events(store, tenant, runs_events) == 0
-    assert reputation_store.insert_events(store, tenant, runs_events[:10] + runs_events[:10]) == 0
+    assert reputation_store.insert_events(store, tenant, runs_events) == ()
+    assert reputation_store.insert_events(store, tenant, runs_events[:10] + runs_events[:10]) == ()
     signals = [e for s, e in posted if s == "key-a"]
     outcome = reputation_store.insert_signals(store, tenant, "key-a", signals)
     assert outcome.stored == () and outcome.capped == () and len(outcome.duplicates) == len(signals)

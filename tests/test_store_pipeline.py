@@ -21,7 +21,7 @@ AS_OF = date(2026, 11, 1)
 
 # What the store holds for a tenant, read so that background merges cannot change the answer: runs,
 # run_events and run_failures are ReplacingMergeTree (a merge collapses versions of a key) and
-# reputation_daily is AggregatingMergeTree (a merge folds rows of a key), so their physical row counts
+# reputation_daily_sources is AggregatingMergeTree (a merge folds rows of a key), so their physical row counts
 # move on their own. reputation_events is a plain MergeTree: its rows are never merged away.
 MERGED_READS = {
     "runs": "SELECT run_id, max(version), argMax(diagnosis_hash, version) FROM runs WHERE tenant = {t:String}"
@@ -29,9 +29,9 @@ MERGED_READS = {
     "run_events": "SELECT uniqExact(run_id, seq) FROM run_events WHERE tenant = {t:String}",
     "run_failures": "SELECT uniqExact(run_id, position) FROM run_failures WHERE tenant = {t:String}",
     "reputation_events": "SELECT count() FROM reputation_events WHERE tenant = {t:String}",
-    "reputation_daily": "SELECT identity, category, day, sum(weighted_sum), sum(weight_sum), sum(events),"
-    " sum(positive_events), sum(negative_events), sumMap(failures) FROM reputation_daily WHERE tenant = {t:String}"
-    " GROUP BY identity, category, day ORDER BY identity, category, day",
+    "reputation_daily_sources": "SELECT identity, category, day, source, sum(weighted_sum), sum(weight_sum),"
+    " sum(events), sum(positive_events), sum(negative_events), sumMap(failures) FROM reputation_daily_sources"
+    " WHERE tenant = {t:String} GROUP BY identity, category, day, source ORDER BY identity, category, day, source",
 }
 
 
@@ -80,7 +80,7 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
     assert not any(result.created for result in again)
     for session in sessions[:20]:
         runs.finalize_run(store, tenant, session.spec.run_id, None, now, 0.8)
-    assert reputation_store.insert_events(store, tenant, _signals(tenant)) == 0
+    assert reputation_store.insert_events(store, tenant, _signals(tenant)) == ()
 
     assert _stored(store, tenant) == stored
     assert _scores(store, tenant) == scores
@@ -132,7 +132,7 @@ def test_hostile_values_are_stored_and_read_back_verbatim(store: Store, tenant: 
         signal = signal_event(hostile_tenant, {"identity": value, "category": "economic", "event_type": "x",
                                                "score_delta": 1.0, "reference_id": value,
                                                "attributes": {value: value}}, now, "events")  # fmt: skip
-        assert reputation_store.insert_events(store, hostile_tenant, [signal]) == 1
+        assert reputation_store.insert_events(store, hostile_tenant, [signal]) == (signal,)
     assert store.client.query("EXISTS TABLE runs").result_rows[0][0] == 1
     assert run_store.get_run(store, tenant, HOSTILE[2]) is None
 

@@ -211,6 +211,14 @@ class Credibility(Strict):
     credibility: float = Field(ge=0, le=1, description="0 takes the source out of every score; 1 counts it fully")
 
 
+class RebuildReport(BaseModel):
+    tenant: str
+    runs_examined: int
+    runs_changed: int
+    events_retracted: int
+    events_emitted: int
+
+
 class Categories(BaseModel):
     task_quality: float | None
     economic: float | None

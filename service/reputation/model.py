@@ -49,6 +49,7 @@ class ReputationEvent:
     reference_type: str = ""
     reference_id: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
+    sign: int = 1  # -1: a retraction, which takes the event named by attributes['retracts'] out of every sum
 
 
 def reported(value: float | None) -> float | None:

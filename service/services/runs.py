@@ -30,7 +30,7 @@ from service.diagnosis import Event, diagnose, normalize_events
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
-from service.outcome import ExecutionOutcome, classify_execution
+from service.outcome import classify_execution
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.services.inputs import (
     FinalizeRequest,
@@ -182,20 +182,23 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
     )
     causes = view["failure_causes"]
     failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
-    return _Finalized(record, failures, events_for_run(_emission_view(record, outcome, causes)))
+    emitted = events_for_run(emission_view(record, [(c["type"], c["severity"], c["impact_score"]) for c in causes]))
+    return _Finalized(record, failures, emitted)
 
 
-def _emission_view(record: RunRecord, outcome: ExecutionOutcome, causes: list[dict[str, Any]]) -> FinalizedRun:
-    assert record.trust_score is not None  # set by the finalize that calls this
+def emission_view(record: RunRecord, causes: Sequence[tuple[str, str, int]]) -> FinalizedRun:
+    """What reputation emission needs of a finalized run: its record and its causes (failure type,
+    severity, impact score); the finalize, and the rebuild from the stored record and run_failures."""
+    assert record.trust_score is not None  # every finalized run has one
     return FinalizedRun(
         tenant=record.tenant,
         run_id=record.run_id,
         identity=record.identity,
         kind=record.kind,
         timestamp=record.run_at,
-        execution_status=outcome.status,
+        execution_status=record.execution_status,
         trust_score=record.trust_score,
-        causes=[(c["type"], c["severity"], c["impact_score"]) for c in causes],
+        causes=causes,
         failure_stage=record.failure_stage,
         failure_reason_code=record.failure_reason_code,
         session_composite=record.session_composite,

@@ -25,7 +25,7 @@ def run_rule(
 def active_tenants(store: Store, since: date) -> list[str]:
     """Tenants with reputation evidence since the day given, and tenants with alert history."""
     result = store.client.query(
-        "SELECT tenant FROM (SELECT DISTINCT tenant FROM reputation_daily WHERE day >= {since:Date}"
+        "SELECT tenant FROM (SELECT DISTINCT tenant FROM reputation_daily_sources WHERE day >= {since:Date}"
         " UNION DISTINCT SELECT DISTINCT tenant FROM alert_state) ORDER BY tenant",
         parameters={"since": since},
     )

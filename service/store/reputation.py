@@ -38,7 +38,7 @@ from service.store.rows import as_utc, dicts
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
-    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped",
+    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped", "sign",
 )  # fmt: skip
 _insert_lock = threading.Lock()
 
@@ -134,7 +134,7 @@ def _write(store: Store, tenant: str, source: str, events: Sequence[ReputationEv
         "reputation_events",
         [
             [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
-             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped)]
+             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign]
             for e in events
         ],
         column_names=EVENT_COLUMNS,
@@ -165,10 +165,30 @@ def _insert(
     )
 
 
-def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> int:
-    """Stores the runs' own events (source `repute`, never capped); returns how many were new, the rest
-    being stored already."""
-    return len(_insert(store, tenant, REPUTE_SOURCE, events, None).stored)
+def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> tuple[ReputationEvent, ...]:
+    """Stores the runs' own events (source `repute`, never capped), retractions included; returns those
+    that were new, the rest being stored already."""
+    return _insert(store, tenant, REPUTE_SOURCE, events, None).stored
+
+
+def run_events(
+    store: Store, tenant: str, runs: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], list[ReputationEvent]]:
+    """Every event stored for each run, given as (identity, run id), retractions included
+    (sql/run_reputation_events.sql); a run without any is left out."""
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted({identity for identity, _ in runs}),
+        "run_ids": sorted({run_id for _, run_id in runs}),
+        "source": REPUTE_SOURCE,
+    }
+    wanted = set(runs)
+    found: dict[tuple[str, str], list[ReputationEvent]] = {}
+    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
+        run = (row["identity"], row["reference_id"])
+        if run in wanted:
+            found.setdefault(run, []).append(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}))
+    return found
 
 
 def insert_signals(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]) -> InsertOutcome:

@@ -170,3 +170,20 @@ def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]
 def suite_runs(store: Store, tenant: str, suite: str) -> list[RunRecord]:
     result = store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite})
     return [run_record(row) for row in dicts(result)]
+
+
+def runs_after(store: Store, tenant: str, after: str, limit: int) -> list[RunRecord]:
+    """The next `limit` runs of the tenant after run id `after` ('' first), in run id order, every status:
+    the latest version of each with what reputation emission needs (sql/runs_after.sql)."""
+    result = store.client.query(load("runs_after"), parameters={"tenant": tenant, "after": after, "limit": limit})
+    return [run_record(row) for row in dicts(result)]
+
+
+def causes_of(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, list[tuple[str, str, int]]]:
+    """Each run's causes as (failure type, severity, impact score), in cause order; a run without any is
+    left out."""
+    result = store.client.query(load("run_causes"), parameters={"tenant": tenant, "run_ids": list(run_ids)})
+    causes: dict[str, list[tuple[str, str, int]]] = {}
+    for run_id, failure_type, severity, impact in result.result_rows:
+        causes.setdefault(run_id, []).append((failure_type, severity, impact))
+    return causes

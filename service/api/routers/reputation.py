@@ -12,6 +12,7 @@ from service.api.schemas import (
     Credibility,
     History,
     IdentityList,
+    RebuildReport,
     Reputation,
     SignalBatch,
     SignalsAccepted,
@@ -19,7 +20,9 @@ from service.api.schemas import (
     SourceList,
     StorableDay,
 )
-from service.services import reputation
+from service.ids import Identifier
+from service.services import rebuild, reputation
+from service.services.keys import is_operator
 from service.services.views import position_cursor, position_of
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
@@ -122,3 +125,24 @@ def list_sources(principal: Admin, store: StoreDep) -> Any:
 @router.put("/sources/{key_id}", response_model=Source, summary="Set a source's credibility (applies to the past too)")
 def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep, now: Now) -> Any:
     return reputation.set_source_credibility(store, principal, key_id, body.credibility, now)
+
+
+@router.post(
+    "/reputation/rebuild",
+    response_model=RebuildReport,
+    summary="Re-emit the finalized runs' reputation events under the current model (idempotent)",
+)
+def rebuild_reputation(
+    principal: Admin,
+    store: StoreDep,
+    tenant: Annotated[
+        Identifier | None, Query(description="default: the key's own; another: the operator only")
+    ] = None,
+) -> Any:
+    """Retracts the run events the current model (SPEC §7) no longer emits and emits those it does, for one
+    tenant's finalized runs; a second call finds nothing to do. Run it after upgrading from a version whose
+    reputation model differed."""
+    chosen = tenant or principal.tenant
+    if chosen != principal.tenant and not is_operator(principal):
+        raise Problem(403, "Forbidden", "only the operator tenant rebuilds another tenant", field="tenant")
+    return rebuild.rebuild(store, chosen)
