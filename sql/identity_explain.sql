@@ -1,5 +1,5 @@
 -- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events with
--- the credibility of their source and the decay in force, as in sql/identity_windows.sql. One result
+-- the credibility of their source and the decay in force, as in sql/identity_daily_sources.sql. One result
 -- of three parts:
 --   event_type: per category, event type and window (offset_days 0: the 90 days ending at as_of; 7: the
 --               same 7 days earlier), the counted events (not capped, credible), Σδ·c·w and Σc·w;

@@ -1,5 +1,5 @@
-"""The reputation scoring model. `combine` computes one identity's figures from daily aggregates (the
-API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole fleet. Tests
+"""The reputation scoring model. `windows` and `combine` compute one identity's figures from its daily
+aggregates (the API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole fleet. Tests
 check both against a recomputation from raw events.
 
 SPEC §7.1 at read time: each event's c·w is multiplied by its source's credibility (default 1) and,
@@ -10,8 +10,9 @@ negative events, failures). Capped events (over the per-source daily cap) never 
 """
 
 import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from service.vocab import REPORTED_DECIMALS
@@ -80,8 +81,88 @@ def _difference(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
+@dataclass(frozen=True)
+class ReadWeights:
+    """What a read weighs the daily sums with (SPEC §7.1; sql/reputation_read_weights.sql)."""
+
+    half_life_days: float  # 0: no decay, the flat window
+    credibilities: Mapping[str, float]  # a source without one has credibility 1
+
+    def credibility(self, source: str) -> float:
+        return self.credibilities.get(source, 1.0)
+
+    def decay(self, day: date, window_end: date) -> float:
+        """2^(-(window end - day) / h), as the view computes it (exp2 of a day count over h)."""
+        return 1.0 if self.half_life_days == 0 else 2.0 ** ((day - window_end).days / self.half_life_days)
+
+
+# The view's Decimal128(18) sums as integers in units of 10^-18: the same exact sums, and the same
+# conversions as ClickHouse's (a float to Decimal: x 10^18 in double precision, truncated; a Decimal to
+# Float64: the integer as a double, / 10^18), so that this read and the view agree to the bit.
+DECIMAL_UNIT = 1e18
+
+
+def _decimal(value: float) -> int:
+    return int(value * DECIMAL_UNIT)
+
+
+def _float(decimal: int) -> float:
+    return float(decimal) / DECIMAL_UNIT
+
+
+@dataclass
+class _WindowSums:
+    weighted: int = 0
+    weight: int = 0
+    events: int = 0
+    positive_events: int = 0
+    negative_events: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+
+
+def windows(daily: Iterable[Mapping[str, Any]], weights: ReadWeights, as_of: date) -> list[dict[str, Any]]:
+    """Per (category, window) sums from one identity's daily sums per source (sql/identity_daily_sources.sql),
+    with the view reputation_at's arithmetic: each day's sums times credibility and decay, converted to
+    Decimal(18) (`_decimal`) and summed exactly, so the result does not depend on the order of rows. `evidence`
+    (confidence's N) is the window's sum over all categories. The counts leave out sources of
+    credibility 0, and a failure type whose events were all retracted is left out."""
+    sums: dict[tuple[str, int], _WindowSums] = {}
+    evidence: dict[int, int] = {}
+    for row in daily:
+        credibility = weights.credibility(row["source"])
+        for offset in (0, *TREND_OFFSETS_DAYS):
+            window_end = as_of - timedelta(days=offset)
+            if not window_end - timedelta(days=WINDOW_DAYS - 1) <= row["day"] <= window_end:
+                continue
+            decay = weights.decay(row["day"], window_end)
+            window = sums.setdefault((row["category"], offset), _WindowSums())
+            window.weighted += _decimal(row["weighted"] * credibility * decay)
+            window.weight += _decimal(row["weight"] * credibility * decay)
+            evidence[offset] = evidence.get(offset, 0) + _decimal(row["events"] * credibility * decay)
+            if credibility > 0:
+                window.events += row["events"]
+                window.positive_events += row["positive_events"]
+                window.negative_events += row["negative_events"]
+                for failure_type, count in row["failures"].items():
+                    window.failures[failure_type] = window.failures.get(failure_type, 0) + count
+    return [
+        {
+            "category": category,
+            "offset_days": offset,
+            "weighted": _float(window.weighted),
+            "weight": _float(window.weight),
+            "evidence": _float(evidence[offset]),
+            "events": window.events,
+            "positive_events": window.positive_events,
+            "negative_events": window.negative_events,
+            "failures": {name: count for name, count in window.failures.items() if count != 0},
+        }
+        for (category, offset), window in sums.items()
+    ]
+
+
 def combine(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """SPEC §7 figures from per-(category, window) sums (sql/identity_windows.sql); None without rows."""
+    """SPEC §7 figures from per-(category, window) sums (`windows`); None without rows."""
     if not rows:
         return None
     scores: dict[int, dict[str, float | None]] = {offset: {} for offset in (0, *TREND_OFFSETS_DAYS)}

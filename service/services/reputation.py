@@ -84,10 +84,11 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
         return None
     first = today - timedelta(days=days - 1)
     trust = reputation_store.daily_trust(store, tenant, identity, first, today)
+    weights = reputation_store.read_weights(store, tenant)
     series = []
     for offset in range(days):
         day = first + timedelta(days=offset)
-        row = reputation_store.identity_reputation(store, tenant, identity, day)
+        row = reputation_store.identity_reputation(store, tenant, identity, day, weights)
         runs, mean_trust = trust.get(day, (0, None))
         series.append(
             {

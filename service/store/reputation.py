@@ -30,7 +30,7 @@ from uuid import UUID
 
 import orjson
 
-from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent, combine
+from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
 from service.settings import Settings
 from service.store.client import Store
 from service.store.queries import load
@@ -242,11 +242,22 @@ def sync_half_life(store: Store, settings: Settings) -> bool:
     return True
 
 
-def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+def read_weights(store: Store, tenant: str) -> ReadWeights:
+    """The half-life in force and the tenant's credibilities (SPEC §7.1)."""
+    result = store.client.query(load("reputation_read_weights"), parameters={"tenant": tenant})
+    half_life_days, sources, credibilities = result.result_rows[0]
+    return ReadWeights(half_life_days, dict(zip(sources, credibilities, strict=True)))
+
+
+def identity_reputation(
+    store: Store, tenant: str, identity: str, as_of: date, weights: ReadWeights | None = None
+) -> dict[str, Any] | None:
     """SPEC §7 for one identity on any day, from the daily aggregates; None when it has no event in the
-    120 days the windows span."""
+    120 days the windows span. Several reads of one tenant can share `weights` (default: read now)."""
+    weights = weights or read_weights(store, tenant)
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
-    return combine(dicts(store.client.query(load("identity_windows"), parameters=parameters)))
+    daily = dicts(store.client.query(load("identity_daily_sources"), parameters=parameters))
+    return combine(windows(daily, weights, as_of))
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
