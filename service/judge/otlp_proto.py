@@ -28,7 +28,7 @@ def decode_protobuf_body(data: bytes) -> DecodedBatch:
         raise OTLPDecodeError(f"invalid OTLP/protobuf logs request: {error}") from None
     batch = DecodedBatch()
     for resource_logs in request.resource_logs:
-        resource_attributes = _attributes(resource_logs.resource.attributes)
+        resource_attributes = attributes_of(resource_logs.resource.attributes)
         for scope_logs in resource_logs.scope_logs:
             batch.records.extend(_record(raw, resource_attributes) for raw in scope_logs.log_records)
     return batch
@@ -41,12 +41,13 @@ def _record(raw: LogRecordProto, resource_attributes: Attributes) -> LogRecord:
         raw.observed_time_unix_nano,
         raw.event_name,
         body,
-        _attributes(raw.attributes),
+        attributes_of(raw.attributes),
         resource_attributes,
     )
 
 
-def _attributes(pairs: Iterable[KeyValue], depth: int = 0) -> Attributes:
+def attributes_of(pairs: Iterable[KeyValue], depth: int = 0) -> Attributes:
+    """OTLP key-values as plain values: the one reading of attribute values, for logs and traces."""
     return {pair.key: _value(pair.value, depth) for pair in pairs}
 
 
@@ -57,7 +58,7 @@ def _value(value: AnyValue, depth: int = 0) -> AttributeValue:
     if kind == "array_value":
         return [_value(item, depth + 1) for item in value.array_value.values]
     if kind == "kvlist_value":
-        return _attributes(value.kvlist_value.values, depth + 1)
+        return attributes_of(value.kvlist_value.values, depth + 1)
     if kind == "bytes_value":
         return base64.b64encode(value.bytes_value).decode("ascii")
     return getattr(value, kind) if kind else None

@@ -6,9 +6,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from service.judge.otlp import Attributes
-
-# The logs decoder's coercion of attribute values: one reading of OTLP attribute values.
-from service.judge.otlp_proto import _attributes as attributes_of
+from service.judge.otlp_proto import attributes_of
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
 

@@ -6,9 +6,9 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from service.api import otlp_http
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep
-from service.api.routing import KeyFirstRoute
+from service.api.routing import KeyFirstRoute, parse_off_loop
 from service.services.traces import receive
-from service.traces import InflatedTooLarge, TraceDecodeError, decode_traces_body
+from service.traces import DecodedSpans, InflatedTooLarge, TraceDecodeError, decode_traces_body
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
@@ -24,14 +24,12 @@ async def post_traces(
     request: Request, principal: Ingest, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now
 ) -> Response:
     body = await otlp_http.read_body(request)
+
+    def decode(data: bytes) -> DecodedSpans:
+        return decode_traces_body(data, protobuf=body.protobuf, gzipped=body.gzipped, max_bytes=settings.max_body_bytes)
+
     try:
-        decoded = await run_in_threadpool(
-            decode_traces_body,
-            body.data,
-            protobuf=body.protobuf,
-            gzipped=body.gzipped,
-            max_bytes=settings.max_body_bytes,
-        )
+        decoded = await parse_off_loop(body.data, decode)
     except InflatedTooLarge as exc:
         raise otlp_http.inflated_too_large(exc, body.protobuf) from exc
     except TraceDecodeError as exc:
