@@ -49,6 +49,20 @@ class Scope(StrEnum):
 SCOPES: tuple[str, ...] = tuple(scope.value for scope in Scope)
 
 
+class IdentitySort(StrEnum):
+    """The orders of the fleet list (GET /v1/identities?sort=)."""
+
+    OVERALL = "overall"
+    CONFIDENCE = "confidence"
+    TREND_7D = "trend_7d"
+    TREND_30D = "trend_30d"
+    EVENTS = "events"
+    IDENTITY = "identity"
+
+
+IDENTITY_SORTS: tuple[str, ...] = tuple(sort.value for sort in IdentitySort)
+
+
 class Category(StrEnum):
     """Reputation categories (SPEC §7)."""
 

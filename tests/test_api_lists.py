@@ -79,6 +79,11 @@ def test_the_fleet_pages_by_cursor(client: httpx.Client, embedded_store: Store) 
         if cursor is None:
             break
     assert paged == [row["identity"] for row in whole["identities"]]
+    by_name = client.get("/v1/identities", params={"sort": "identity", "order": "asc"}).json()["identities"]
+    assert [row["identity"] for row in by_name] == [f"agent-{i}" for i in range(5)]
+    refused = client.get("/v1/identities", params={"sort": "bogus"})
+    assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "query.sort"
+    assert all(choice in refused.json()["errors"][0]["message"] for choice in ("overall", "trend_30d"))
 
 
 def test_an_execution_error_has_no_quality_verdict(client: httpx.Client) -> None:

@@ -35,6 +35,7 @@ from service.settings import Settings
 from service.store.client import Store
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
+from service.vocab import IDENTITY_SORTS
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
@@ -264,9 +265,6 @@ def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> l
     """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
     return dicts(store.client.query(load("identity_explain"), parameters=parameters))
-
-
-IDENTITY_SORTS = ("overall", "confidence", "trend_7d", "trend_30d", "events", "identity")
 
 
 def list_identities(

@@ -24,6 +24,7 @@ from service.ids import Identifier
 from service.services import rebuild, reputation
 from service.services.keys import is_operator
 from service.services.views import position_cursor, position_of
+from service.vocab import IdentitySort
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
 FLEET_CURSOR = "identities"
@@ -54,7 +55,7 @@ def post_signals(
 def list_identities(
     principal: Read,
     store: StoreDep,
-    sort: Literal["overall", "confidence", "trend_7d", "trend_30d", "events", "identity"] = "overall",
+    sort: IdentitySort = IdentitySort.OVERALL,
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
     prefix: Annotated[str, Query(max_length=256)] = "",
