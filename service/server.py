@@ -6,10 +6,12 @@ several worker processes (the service keeps no state outside ClickHouse)."""
 import gc
 import logging
 import signal
+import socket
 from types import FrameType
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.supervisors import Multiprocess
 
 from service import __version__
 from service.api.access_log import configure_access_log
@@ -42,6 +44,17 @@ def worker_app() -> FastAPI:
     return app
 
 
+def listening_socket(config: uvicorn.Config) -> socket.socket:
+    """uvicorn's listening socket, with TCP_NODELAY, which the connections it accepts inherit. uvicorn
+    makes it with protocol 0, so asyncio leaves Nagle's algorithm on for those connections (it sets
+    TCP_NODELAY on IPPROTO_TCP sockets only), and the body of a response, sent after its headers, waited
+    for the client's delayed ACK: 40 ms more on every request (GET /healthz took 44 ms, now 0.8 ms)."""
+    listening = config.bind_socket()
+    if listening.family in (socket.AF_INET, socket.AF_INET6):
+        listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return listening
+
+
 def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # the status a shell reports for a process ended by that signal
 
@@ -72,13 +85,14 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     if workers > 1:
         holder.close()  # migrated and keyed once here; each worker opens its own clients
         print(banner(url), flush=True)
-        uvicorn.run(
+        config = uvicorn.Config(
             "service.server:worker_app", factory=True, workers=workers, host=host, port=port, log_level="info",
             access_log=False,
         )  # fmt: skip
+        Multiprocess(config, sockets=[listening_socket(config)]).run()
         return
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
-    listening = server.config.bind_socket()
+    listening = listening_socket(server.config)
     print(banner(url), flush=True)
     record = write_server_file(settings.data_dir, url) if settings.embedded else None
     # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
