@@ -147,6 +147,8 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
             column_names=["version", "name", "checksum"],
         )
         applied.append(migration.name)
+    if applied:
+        store.forget_column_types()
     return applied
 
 
