@@ -58,7 +58,8 @@ def test_the_tables_every_finalize_writes_to_merge_small_parts_less_eagerly(embe
     """migrations/0011: a single run's parts are not merged into the big part at once (issue #14)."""
     tables = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
     rows = embedded_store.client.query(
-        "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND name IN {tables:Array(String)}",
+        "SELECT name, engine_full FROM system.tables"
+        " WHERE database = currentDatabase() AND name IN {tables:Array(String)}",
         parameters={"tables": tables},
     ).result_rows
     assert sorted(name for name, engine in rows if "merge_selector_base = 10" in engine) == tables
