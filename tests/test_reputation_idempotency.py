@@ -2,6 +2,7 @@
 tenant, or by the same tenant for another identity, never makes a posted event vanish, and an event
 reported stored is stored."""
 
+import threading
 import uuid
 from datetime import UTC, datetime
 
@@ -70,3 +71,24 @@ def test_a_run_event_id_reused_by_another_tenant_is_stored(store: Store) -> None
     assert len(reputation_store.insert_events(store, tenant_b, [_payment(shared_id, "alice-agent", -1.0)])) == 1
     assert _stored(store, tenant_b, "alice-agent") == [(shared_id, -1.0)]
     assert _stored(store, tenant_a, "alice-agent") == [(shared_id, 1.0)]
+
+
+def test_a_tenants_inserts_never_wait_behind_another_tenants(embedded_store: Store) -> None:
+    """The lock that makes the id check and the cap one step with the insert is the tenant's own."""
+    tenant_a, tenant_b = f"a_{uuid.uuid4().hex[:8]}", f"b_{uuid.uuid4().hex[:8]}"
+    insert = reputation_store.insert_signals
+    with reputation_store.INSERTS.holding([(tenant_a,)]):  # tenant A is busy inserting
+        waiting = threading.Thread(
+            target=insert, args=(embedded_store, tenant_a, "key-a", [_payment(uuid.uuid4(), "x", 1)])
+        )
+        waiting.start()
+        other = threading.Thread(
+            target=insert, args=(embedded_store, tenant_b, "key-b", [_payment(uuid.uuid4(), "y", 1)])
+        )
+        other.start()
+        other.join(timeout=120)
+        assert not other.is_alive(), "tenant B's insert waited for tenant A's lock"
+        assert waiting.is_alive()  # A's second insert cannot pass A's lock while it is held
+    waiting.join(timeout=120)
+    assert not waiting.is_alive()
+    assert len(_stored(embedded_store, tenant_a, "x")) == len(_stored(embedded_store, tenant_b, "y")) == 1

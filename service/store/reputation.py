@@ -2,7 +2,7 @@
 
 Idempotency holds at insert time: the daily materialized views fold every inserted block, so a
 duplicate that reached the table would be double-counted forever. An event id is unique per tenant and
-identity: events whose (identity, id) the tenant has stored already are skipped, under a process lock,
+identity: events whose (identity, id) the tenant has stored already are skipped, under the tenant's lock,
 and each block carries a deduplication token made of the tenant and the (identity, id) pairs it holds,
 which the table and its views honour. That token only matches a block repeating one already stored (a
 retry racing from another process), so every event reported stored is stored, and one tenant's ids can
@@ -11,8 +11,8 @@ never shadow another's.
 Caps (SPEC §7.1): a posted event counts while its source has fewer than REPUTE_SIGNALS_PER_SOURCE_PER_DAY
 counted events for that identity and UTC day, taking those stored and then the batch in its order; the
 rest are stored with capped = 1 and never counted. The runs' own events (source `repute`) are never
-capped. The count and the insert happen under one process-wide lock, so concurrent posts to one process
-cannot both pass the cap. Several processes on one ClickHouse server do not share the lock: a source
+capped. The count and the insert happen under a lock of the tenant's (INSERTS), so concurrent posts to
+one process cannot both pass the cap. Several processes on one ClickHouse server do not share the lock: a source
 could then get up to the cap times the number of processes counted for an identity and day, and one id
 posted to two processes at once is stored twice unless both blocks are identical. Closing that would
 take a lock in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one process.
@@ -20,7 +20,6 @@ take a lock in ClickHouse (e.g. a KeeperMap row per source) or routing each sour
 
 import hashlib
 import math
-import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ import orjson
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
 from service.settings import Settings
 from service.store.client import Store
+from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
 from service.vocab import IDENTITY_SORTS
@@ -41,7 +41,8 @@ EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
     "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped", "sign",
 )  # fmt: skip
-_insert_lock = threading.Lock()
+# One per tenant: a tenant's inserts never wait behind another tenant's.
+INSERTS = KeyedLocks()
 
 EventKey = tuple[str, UUID]
 
@@ -152,7 +153,7 @@ def _insert(
     """Stores the events new to the tenant and identity, capped past `cap` a day (None: never capped)."""
     first_at = _first_positions(events)
     candidates = [events[position] for position in first_at.values()]
-    with _insert_lock:
+    with INSERTS.holding([(tenant,)]):
         known = _stored_keys(store, tenant, candidates) if candidates else set()
         new = [e for e in candidates if _key(e) not in known]
         capped = _capped(store, tenant, source, new, cap)
