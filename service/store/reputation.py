@@ -244,10 +244,18 @@ def sync_half_life(store: Store, settings: Settings) -> bool:
 
 
 def read_weights(store: Store, tenant: str) -> ReadWeights:
-    """The half-life in force and the tenant's credibilities (SPEC §7.1)."""
+    """The half-life in force and the tenant's credibilities (SPEC §7.1): of the writes of each
+    (sql/reputation_read_weights.sql), the latest, as argMax(value, updated_at) and the tables' merges
+    keep it; no half-life written reads 0 (no decay)."""
     result = store.client.query(load("reputation_read_weights"), parameters={"tenant": tenant})
-    half_life_days, sources, credibilities = result.result_rows[0]
-    return ReadWeights(half_life_days, dict(zip(sources, credibilities, strict=True)))
+    latest: dict[tuple[str, str], tuple[datetime, float]] = {}
+    for setting, source, value, updated_at in result.result_rows:
+        key = (setting, source)
+        if key not in latest or updated_at > latest[key][0]:
+            latest[key] = (updated_at, value)
+    half_life_days = latest.get(("half_life", ""), (None, 0.0))[1]
+    credibilities = {source: value for (setting, source), (_, value) in latest.items() if setting == "credibility"}
+    return ReadWeights(half_life_days, credibilities)
 
 
 def identity_reputation(
