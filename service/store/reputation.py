@@ -32,7 +32,7 @@ import orjson
 
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
 from service.settings import Settings
-from service.store.client import Store
+from service.store.client import Store, done
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
 from service.vocab import IDENTITY_SORTS
@@ -262,11 +262,12 @@ def identity_reputation(
     store: Store, tenant: str, identity: str, as_of: date, weights: ReadWeights | None = None
 ) -> dict[str, Any] | None:
     """SPEC §7 for one identity on any day, from the daily aggregates; None when it has no event in the
-    120 days the windows span. Several reads of one tenant can share `weights` (default: read now)."""
-    weights = weights or read_weights(store, tenant)
+    120 days the windows span. Several reads of one tenant can share `weights` (default: read now, beside
+    the identity's rows)."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    weighing = store.beside(lambda: read_weights(store, tenant)) if weights is None else done(weights)
     daily = dicts(store.client.query(load("identity_daily_sources"), parameters=parameters))
-    return combine(windows(daily, weights, as_of))
+    return combine(windows(daily, weighing.result(), as_of))
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
