@@ -15,6 +15,7 @@ from pathlib import Path
 
 import orjson
 
+from bench._server import load_average
 from service.diagnosis import parse_run
 from service.services import runs
 from service.services.inputs import session_input
@@ -97,6 +98,7 @@ def main() -> list[tuple[str, str, str]]:
             _settle(store)
             reputation_store.set_credibility(store, TENANT, "key-b", 0.5, datetime.now(UTC))
             flat = _per_identity(lambda identity: reputation_store.identity_reputation(store, TENANT, identity, today))
+            load_after_reads = load_average()
             explained = _per_identity(lambda identity: explain(store, TENANT, identity, today), repeat=100)
             refresh = _timed(lambda: reputation_store.refresh_scores(store), 3)
             fleet = _timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
@@ -111,6 +113,7 @@ def main() -> list[tuple[str, str, str]]:
         (f"seed {EVENTS:,} reputation events (INSERT SELECT, MV folding)", f"{EVENTS / seeded:,.0f} events/s", "-"),
         ("ingest 50-event runs (pipeline, batches of 500)", f"{ingest:,.0f} runs/s", "-"),
         *_latency("one identity's reputation", flat, "< 20 ms"),
+        (load_after_reads, "after the one-identity reads", "-"),
         *_latency(f"one identity's reputation, half-life {HALF_LIFE_DAYS:g} days", decayed, "< 20 ms"),
         *_latency("one identity's explanation", explained, "-"),
         (f"refresh of the fleet view, {IDENTITIES:,} identities, p50", f"{statistics.median(refresh):.0f} ms", "-"),
