@@ -3,6 +3,9 @@
 -- service.reputation.model.windows weighs them by credibility and decay and sums them per window with
 -- the arithmetic of the view reputation_at (migrations/0006, 0010), which serves the fleet, the alerts
 -- and Grafana. The counts are signed sums (a retraction subtracts its event, migrations/0010).
+-- No PREWHERE: the table's parts are Compact (migrations/0012), so the granules of the identity are read
+-- with all their columns anyway, and filtering in two steps only adds work (0.4 ms of 8.4, p50 of 600
+-- alternating reads on the store benchmark's 10,000,000 events).
 SELECT
     category,
     day,
@@ -17,3 +20,4 @@ FROM reputation_daily_sources
 WHERE tenant = {tenant:String} AND identity = {identity:String}
   AND day BETWEEN {as_of:Date} - 119 AND {as_of:Date}
 GROUP BY category, day, source
+SETTINGS optimize_move_to_prewhere = 0

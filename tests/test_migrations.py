@@ -81,3 +81,23 @@ def test_inserts_ask_for_the_column_types_again_after_a_migration(fresh_database
     assert migrate(store, source) == ["9999_typed_label"]
     store.insert("typed", [[2, "seven"]], ["id", "label"])
     assert store.client.query("SELECT id, label FROM typed ORDER BY id").result_rows == [(1, "7"), (2, "seven")]
+
+
+def test_the_daily_sums_stay_in_compact_parts_past_the_engines_wide_threshold(fresh_database: Store) -> None:
+    """Migration 0012: a part of reputation_daily_sources larger than min_bytes_for_wide_part's default
+    (the size from which the engine writes one file per column) is still Compact."""
+    store = fresh_database
+    migrate(store)
+    store.client.command(
+        "INSERT INTO reputation_daily_sources (tenant, identity, category, day, source, weighted_sum, events)"
+        " SELECT 't', concat('agent-', toString(number)), 'economic', today(), 'key-a', 1, 1 FROM numbers(300000)"
+    )
+    default = store.client.query(
+        "SELECT toUInt64(default) FROM system.merge_tree_settings WHERE name = 'min_bytes_for_wide_part'"
+    ).result_rows[0][0]
+    parts = store.client.query(
+        "SELECT part_type, data_uncompressed_bytes FROM system.parts"
+        " WHERE database = currentDatabase() AND table = 'reputation_daily_sources' AND active"
+    ).result_rows
+    assert parts and max(size for _, size in parts) > default
+    assert {part_type for part_type, _ in parts} == {"Compact"}

@@ -113,7 +113,7 @@ def test_migration_0010_keeps_every_stored_figure_and_stops_feeding_the_old_dail
     old_before = store.client.query(old_daily).result_rows
     assert old_before[0][0] > 0  # 0002's view fed it until now
 
-    assert migrations.migrate(store)[0] == "0010_reputation_retractions"
+    assert migrations.migrate(store)[0] == "0010_reputation_retractions"  # then the later ones
     assert store.client.query(DAILY, parameters={"t": tenant}).result_rows == daily_before
     assert store.client.query("SELECT DISTINCT sign FROM reputation_events").result_rows == [(1,)]
     assert_store_matches(store, tenant, events, today, "after 0010")

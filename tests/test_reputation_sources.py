@@ -128,6 +128,23 @@ def test_sources_list_the_seen_and_the_set(store: Store, tenant: str) -> None:
     ]
 
 
+def test_a_read_weighs_by_the_latest_credibility_written_whatever_the_order_of_the_writes(
+    store: Store, tenant: str
+) -> None:
+    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1, delta=1.0)])
+    reputation_store.insert_signals(store, tenant, "key-b", [_payment("alice", 2, delta=-1.0)])
+    reputation_store.set_credibility(store, tenant, "key-a", 0.2, NOW)
+    reputation_store.set_credibility(store, tenant, "key-a", 0.6, NOW + timedelta(seconds=2))
+    reputation_store.set_credibility(store, tenant, "key-a", 0.9, NOW + timedelta(seconds=1))  # written last, older
+    reputation_store.set_credibility(store, f"other_{tenant}", "key-b", 0.0, NOW + timedelta(seconds=3))
+    weights = reputation_store.read_weights(store, tenant)
+    assert weights.credibilities == {"key-a": 0.6}  # key-b: never set for this tenant, so 1
+    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date())
+    assert report is not None
+    assert report["economic"] == pytest.approx(50 * (1 + (0.6 - 1.0) / (0.6 + 1.0)), abs=1e-9)
+    assert reputation_store.identity_reputation(store, tenant, "alice", NOW.date(), weights) == report
+
+
 def test_migration_0006_keeps_the_meaning_of_stored_events(
     fresh_database: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

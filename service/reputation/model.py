@@ -128,14 +128,21 @@ def windows(daily: Iterable[Mapping[str, Any]], weights: ReadWeights, as_of: dat
     credibility 0, and a failure type whose events were all retracted is left out."""
     sums: dict[tuple[str, int], _WindowSums] = {}
     evidence: dict[int, int] = {}
+    spans = [  # each window: its offset, first and last day
+        (offset, as_of - timedelta(days=offset + WINDOW_DAYS - 1), as_of - timedelta(days=offset))
+        for offset in (0, *TREND_OFFSETS_DAYS)
+    ]
     for row in daily:
+        day = row["day"]
         credibility = weights.credibility(row["source"])
-        for offset in (0, *TREND_OFFSETS_DAYS):
-            window_end = as_of - timedelta(days=offset)
-            if not window_end - timedelta(days=WINDOW_DAYS - 1) <= row["day"] <= window_end:
+        for offset, first, window_end in spans:
+            if not first <= day <= window_end:
                 continue
-            decay = weights.decay(row["day"], window_end)
-            window = sums.setdefault((row["category"], offset), _WindowSums())
+            decay = weights.decay(day, window_end)
+            key = (row["category"], offset)
+            window = sums.get(key)
+            if window is None:
+                window = sums[key] = _WindowSums()
             window.weighted += _decimal(row["weighted"] * credibility * decay)
             window.weight += _decimal(row["weight"] * credibility * decay)
             evidence[offset] = evidence.get(offset, 0) + _decimal(row["events"] * credibility * decay)

@@ -31,7 +31,7 @@ import orjson
 
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
 from service.settings import Settings
-from service.store.client import Store
+from service.store.client import Store, done
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
@@ -245,21 +245,30 @@ def sync_half_life(store: Store, settings: Settings) -> bool:
 
 
 def read_weights(store: Store, tenant: str) -> ReadWeights:
-    """The half-life in force and the tenant's credibilities (SPEC §7.1)."""
+    """The half-life in force and the tenant's credibilities (SPEC §7.1): of the writes of each
+    (sql/reputation_read_weights.sql), the latest, as argMax(value, updated_at) and the tables' merges
+    keep it; no half-life written reads 0 (no decay)."""
     result = store.client.query(load("reputation_read_weights"), parameters={"tenant": tenant})
-    half_life_days, sources, credibilities = result.result_rows[0]
-    return ReadWeights(half_life_days, dict(zip(sources, credibilities, strict=True)))
+    latest: dict[tuple[str, str], tuple[datetime, float]] = {}
+    for setting, source, value, updated_at in result.result_rows:
+        key = (setting, source)
+        if key not in latest or updated_at > latest[key][0]:
+            latest[key] = (updated_at, value)
+    half_life_days = latest.get(("half_life", ""), (None, 0.0))[1]
+    credibilities = {source: value for (setting, source), (_, value) in latest.items() if setting == "credibility"}
+    return ReadWeights(half_life_days, credibilities)
 
 
 def identity_reputation(
     store: Store, tenant: str, identity: str, as_of: date, weights: ReadWeights | None = None
 ) -> dict[str, Any] | None:
     """SPEC §7 for one identity on any day, from the daily aggregates; None when it has no event in the
-    120 days the windows span. Several reads of one tenant can share `weights` (default: read now)."""
-    weights = weights or read_weights(store, tenant)
+    120 days the windows span. Several reads of one tenant can share `weights` (default: read now, beside
+    the identity's rows)."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    weighing = store.beside(lambda: read_weights(store, tenant)) if weights is None else done(weights)
     daily = dicts(store.client.query(load("identity_daily_sources"), parameters=parameters))
-    return combine(windows(daily, weights, as_of))
+    return combine(windows(daily, weighing.result(), as_of))
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
