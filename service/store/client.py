@@ -204,7 +204,9 @@ class Store:
         self.client.insert(data=rows, context=context)
 
     def forget_column_types(self) -> None:
-        """After a schema change (migrations): the next insert into each table asks for its columns again."""
+        """After a schema change (migrations): the next insert into each table asks for its columns again.
+        A change made by another process (a rolling upgrade on a server) is seen once this one migrates or
+        restarts; until then ClickHouse converts what it is sent where the types allow."""
         self._column_types.clear()
 
     def together(self, *calls: Callable[[], object]) -> None:

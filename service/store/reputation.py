@@ -12,9 +12,9 @@ Caps (SPEC §7.1): a posted event counts while its source has fewer than REPUTE_
 counted events for that identity and UTC day, taking those stored and then the batch in its order; the
 rest are stored with capped = 1 and never counted. The runs' own events (source `repute`) are never
 capped. The count and the insert happen under a lock of the tenant's (INSERTS), so concurrent posts to
-one process cannot both pass the cap. Several processes on one ClickHouse server do not share the lock: a source
-could then get up to the cap times the number of processes counted for an identity and day, and one id
-posted to two processes at once is stored twice unless both blocks are identical. Closing that would
+one process cannot both pass the cap. Several processes on one ClickHouse server do not share the lock:
+a source could then get up to the cap times the number of processes counted for an identity and day, and
+one id posted to two processes at once is stored twice unless both blocks are identical. Closing that would
 take a lock in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one process.
 """
 
