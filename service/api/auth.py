@@ -16,7 +16,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api.errors import Problem
-from service.services.keys import Principal, verify_key
+from service.services.keys import Principal, is_operator, verify_key
 from service.vocab import Scope as KeyScope
 
 _bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer rpt_...`")
@@ -76,3 +76,12 @@ async def resolve_caller(request: Request, scope: str) -> None:
         authenticate, request.app, request.headers.get("authorization"), scope
     )
     request.scope[CALLER] = principal
+
+
+def tenant_acted_on(principal: Principal, tenant: str | None, refusal: str) -> str:
+    """The tenant an admin request acts on: `tenant` (the caller's own when None) if the caller may, that
+    is its own or, for the operator tenant, any; else 403 naming the `tenant` field with `refusal`."""
+    chosen = tenant or principal.tenant
+    if chosen != principal.tenant and not is_operator(principal):
+        raise Problem(403, "Forbidden", refusal, field="tenant")
+    return chosen

@@ -4,6 +4,7 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
+from service.api.auth import tenant_acted_on
 from service.api.deps import Admin, Now, StoreDep
 from service.api.errors import Problem
 from service.api.routing import KeyFirstRoute
@@ -15,9 +16,8 @@ router = APIRouter(prefix="/v1", tags=["keys"], route_class=KeyFirstRoute)
 
 @router.post("/keys", status_code=201, response_model=KeyCreated, summary="Create a key (shown once)")
 def create_key(body: KeyCreate, principal: Admin, store: StoreDep, now: Now) -> Any:
-    if body.tenant != principal.tenant and not keys.is_operator(principal):
-        raise Problem(403, "Forbidden", "only the operator tenant creates keys for other tenants", field="tenant")
-    created = keys.create_key(store, body.tenant, list(body.scopes), body.name, now)
+    tenant = tenant_acted_on(principal, body.tenant, "only the operator tenant creates keys for other tenants")
+    created = keys.create_key(store, tenant, list(body.scopes), body.name, now)
     return {
         "id": created.key_id,
         "key": created.key,

@@ -5,6 +5,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
+from service.api.auth import tenant_acted_on
 from service.api.deps import Admin, Ingest, Now, Read, StoreDep
 from service.api.errors import Problem
 from service.api.routing import KeyFirstRoute
@@ -22,7 +23,6 @@ from service.api.schemas import (
 )
 from service.ids import Identifier
 from service.services import rebuild, reputation
-from service.services.keys import is_operator
 from service.services.views import position_cursor, position_of
 from service.vocab import IdentitySort
 
@@ -143,7 +143,6 @@ def rebuild_reputation(
     """Retracts the run events the current model (SPEC §7) no longer emits and emits those it does, for one
     tenant's finalized runs; a second call finds nothing to do. Run it after upgrading from a version whose
     reputation model differed."""
-    chosen = tenant or principal.tenant
-    if chosen != principal.tenant and not is_operator(principal):
-        raise Problem(403, "Forbidden", "only the operator tenant rebuilds another tenant", field="tenant")
-    return rebuild.rebuild(store, chosen)
+    return rebuild.rebuild(
+        store, tenant_acted_on(principal, tenant, "only the operator tenant rebuilds another tenant")
+    )
