@@ -1,6 +1,7 @@
 """`repute serve` on a fresh embedded store in a subprocess, for the benchmarks that go through real HTTP."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ class Served:
     base_url: str
     key: str
     pid: int
+    file_ms: float  # creating a file where its store lives, before it started (`file_creation_ms`)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -42,6 +44,7 @@ def _wait_ready(process: subprocess.Popen, port: int) -> None:
 def served() -> Iterator[Served]:
     with tempfile.TemporaryDirectory() as directory:
         data_dir, port = Path(directory), free_port()
+        file_ms = file_creation_ms(data_dir)
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "serve", "--port", str(port)],
             env={**os.environ, "REPUTE_DATA_DIR": str(data_dir)},
@@ -50,7 +53,7 @@ def served() -> Iterator[Served]:
         try:
             _wait_ready(process, port)
             key = (data_dir / "admin.key").read_text().strip()
-            yield Served(f"http://127.0.0.1:{port}", key, process.pid)
+            yield Served(f"http://127.0.0.1:{port}", key, process.pid, file_ms)
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
@@ -64,3 +67,22 @@ def cpu_seconds(pid: int) -> float:
 
 def load_average() -> str:
     return "load average (1/5/15 min) " + " / ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def file_creation_ms(directory: Path, files: int = 200) -> float:
+    """Mean wall time to create a small file in `directory`, where a store will live: every part the store
+    writes creates about eleven. On this machine's ext4 (mounted without a journal) the kernel passes over
+    the inodes freed in the last minutes when it allocates one, reading each, so the figure grows with what
+    was deleted near `directory` lately: from about 0.03 ms on a quiet disk to over 1 ms right after other
+    benchmarks' stores were removed (README, "Where the time goes")."""
+    probe = Path(tempfile.mkdtemp(dir=directory))
+    started = time.perf_counter()
+    for number in range(files):
+        (probe / str(number)).write_bytes(b"x")
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(probe)
+    return elapsed * 1000 / files
+
+
+def disk_row(file_ms: float) -> tuple[str, str, str]:
+    return ("  disk: creating a file beside the store, before the benchmark", f"{file_ms:.2f} ms", "-")

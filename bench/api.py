@@ -11,7 +11,7 @@ import time
 import httpx
 import orjson
 
-from bench._server import Served, cpu_seconds, load_average, served
+from bench._server import Served, cpu_seconds, disk_row, load_average, served
 from bench.store import percentile
 from service.testing.factory import make_session
 
@@ -51,6 +51,7 @@ def main() -> list[tuple[str, str, str]]:
         batched, batch_cpu = _batched(client, server, rng)
         latencies, single_cpu = _singles(client, server, rng)
     return [
+        disk_row(server.file_ms),
         (f"finalize through HTTP, batches of {BATCH} 50-event runs", f"{batched:,.0f} runs/s", ">= 1,000 runs/s"),
         ("  server CPU per run, batched", f"{batch_cpu:.2f} ms", "-"),
         ("single-run finalize p50", f"{statistics.median(latencies):.1f} ms", "-"),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import httpx
 import orjson
 
-from bench._server import Served, cpu_seconds, load_average, served
+from bench._server import Served, cpu_seconds, disk_row, load_average, served
 from bench.store import percentile
 from service.testing.factory import make_session
 
@@ -107,6 +107,7 @@ def main() -> list[tuple[str, str, str]]:
         (f"{CLIENTS} clients for {seconds:.0f} s, mixed reads and writes", f"{total / seconds:.1f} requests/s", "-"),
         *_route_rows(clients, seconds),
         ("  server CPU busy (cores)", f"{busy:.2f}", "-"),
+        disk_row(server.file_ms),
         (load_average(), "after the load benchmark", "-"),
     ]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from bench._server import load_average
+from bench._server import disk_row, file_creation_ms, load_average
 from service.diagnosis import parse_run
 from service.services import runs
 from service.services.inputs import session_input
@@ -87,6 +87,7 @@ def _ingest_rate(store: Store) -> float:
 
 def main() -> list[tuple[str, str, str]]:
     with tempfile.TemporaryDirectory() as directory:
+        file_ms = file_creation_ms(Path(directory))
         store = Store(Settings(data_dir=Path(directory)))
         try:
             migrate(store)
@@ -121,6 +122,7 @@ def main() -> list[tuple[str, str, str]]:
         *_latency("one identity's explanation", explained, "-"),
         (f"refresh of the fleet view, {IDENTITIES:,} identities, p50", f"{statistics.median(refresh):.0f} ms", "-"),
         (f"fleet list of {IDENTITIES:,} identities, p50", f"{statistics.median(fleet):.1f} ms", "< 200 ms"),
+        disk_row(file_ms),
     ]
 
 
