@@ -1,6 +1,6 @@
 """The reputation scoring model. `windows` and `combine` compute one identity's figures from its daily
-aggregates (the API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole fleet. Tests
-check both against a recomputation from raw events.
+aggregates (the API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole
+fleet. Tests check both against a recomputation from raw events.
 
 SPEC §7.1 at read time: each event's c·w is multiplied by its source's credibility (default 1) and,
 with a half-life h, by 2^(-(window end - day) / h). Confidence's N is the sum of credibility x decay over
