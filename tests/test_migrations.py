@@ -1,12 +1,29 @@
 """The migration runner on the real store: files read from the package, checksums of applied files verified."""
 
+import random
+from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 import pytest
 
+from service.diagnosis import parse_run
+from service.services.inputs import session_inputs
+from service.services.runs import ingest_each
+from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import AppliedMigrationChanged, NoMigrationsFound, discover, migrate, pending
+from service.store.migrate import (
+    AppliedMigrationChanged,
+    NoMigrationsFound,
+    discover,
+    migrate,
+    pending,
+    render,
+    split_statements,
+    template_values,
+)
 from service.store.queries import load
+from service.testing.factory import make_session
 
 
 def _copy_of_the_migrations(target: Path) -> list[Path]:
@@ -101,3 +118,41 @@ def test_the_daily_sums_stay_in_compact_parts_past_the_engines_wide_threshold(fr
     ).result_rows
     assert parts and max(size for _, size in parts) > default
     assert {part_type for part_type, _ in parts} == {"Compact"}
+
+
+PACKED_TABLES = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
+
+
+def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh_database: Store) -> None:
+    """Migration 0013: each part a single finalize writes is one archive (data.packed), not a file per
+    stream; a part of 10 MiB or more stays Full."""
+    store = fresh_database
+    migrate(store)
+    run = orjson.dumps(make_session(random.Random(3), "packed-1", "agent-p", 50))
+    ingest_each(store, [("t", session_inputs([parse_run(run)], store.settings)[0])], datetime.now(UTC), 0.7)
+    parts = store.client.query(
+        "SELECT table, part_storage_type FROM system.parts"
+        " WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active",
+        parameters={"tables": PACKED_TABLES},
+    ).result_rows
+    assert sorted({table for table, _ in parts}) == PACKED_TABLES
+    assert {storage for _, storage in parts} == {"Packed"}
+    store.client.command(
+        "INSERT INTO run_events (tenant, run_id, seq, payload, ingested_at)"
+        " SELECT 't', 'big', number, repeat('x', 200), now64(3) FROM numbers(100000)"
+    )
+    storage, size = store.client.query(
+        "SELECT part_storage_type, data_uncompressed_bytes FROM system.parts WHERE database = currentDatabase()"
+        " AND table = 'run_events' AND active ORDER BY data_uncompressed_bytes DESC LIMIT 1"
+    ).result_rows[0]
+    assert size >= 10 * 1024 * 1024 and storage == "Full"
+
+
+def test_a_server_leaves_out_the_lines_marked_embedded_only() -> None:
+    """Packed parts are for the embedded engine: on a server migration 0013 runs no statement."""
+    packed = next(migration for migration in discover() if migration.version == 13)
+    server = template_values(Settings(clickhouse_url="http://clickhouse:8123/repute"))
+    embedded = template_values(Settings(clickhouse_url=None))
+    assert split_statements(render(packed.sql, server)) == []
+    statements = split_statements(render(packed.sql, embedded))
+    assert len(statements) == 7 and all("min_bytes_for_full_part_storage = 10485760" in s for s in statements)
