@@ -149,7 +149,10 @@ def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh
 
 
 def test_a_server_leaves_out_the_lines_marked_embedded_only() -> None:
-    """Packed parts are for the embedded engine: on a server migration 0013 runs no statement."""
+    """Packed parts are for the embedded engine: on a server migration 0013 runs no statement. On a server
+    only the marked line becomes a comment, so each marked line holds a whole statement."""
+    marked = [line for migration in discover() for line in migration.sql.splitlines() if "{{embedded_only}}" in line]
+    assert marked and all(line.startswith("{{embedded_only}}") and line.rstrip().endswith(";") for line in marked)
     packed = next(migration for migration in discover() if migration.version == 13)
     server = template_values(Settings(clickhouse_url="http://clickhouse:8123/repute"))
     embedded = template_values(Settings(clickhouse_url=None))

@@ -66,8 +66,8 @@ class Migration:
 
 
 def template_values(settings: Settings) -> dict[str, str]:
-    """What each {{placeholder}} of a migration becomes. A line starting with {{embedded_only}} runs on
-    the embedded engine only: on a server it becomes a comment, which is not executed."""
+    """What each {{placeholder}} of a migration becomes. A line starting with {{embedded_only}}, a whole
+    statement, runs on the embedded engine only: on a server it becomes a comment, which is not executed."""
     return {
         "embedded_only": "" if settings.embedded else "-- on the embedded engine only: ",
         "on_cluster": f"ON CLUSTER {settings.cluster}" if settings.cluster else "",
