@@ -49,8 +49,16 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
 
 
 def start_server_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
-    """`repute serve` in its own process (its own store), ready when this returns."""
-    env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir), **{f"REPUTE_{k.upper()}": v for k, v in settings.items()}}
+    """`repute serve` in its own process (its own store), ready when this returns. Its temporary files go
+    beside the store: the driver spools each INSERT through one, and a server killed mid-insert leaves it."""
+    temporary = data_dir.with_name(f"{data_dir.name}-tmp")
+    temporary.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "TMPDIR": str(temporary),
+        "REPUTE_DATA_DIR": str(data_dir),
+        **{f"REPUTE_{k.upper()}": v for k, v in settings.items()},
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
