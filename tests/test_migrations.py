@@ -71,15 +71,18 @@ def test_queries_load_by_name_with_their_folder() -> None:
     assert "SELECT" in load("alerts/unsafe_share") and "SELECT" in load("runs_list")
 
 
+# The tables every single finalize writes a part to (sorted).
+FINALIZE_TABLES = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
+
+
 def test_the_tables_every_finalize_writes_to_merge_small_parts_less_eagerly(embedded_store: Store) -> None:
     """migrations/0011: a single run's parts are not merged into the big part at once (issue #14)."""
-    tables = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
     rows = embedded_store.client.query(
         "SELECT name, engine_full FROM system.tables"
         " WHERE database = currentDatabase() AND name IN {tables:Array(String)}",
-        parameters={"tables": tables},
+        parameters={"tables": FINALIZE_TABLES},
     ).result_rows
-    assert sorted(name for name, engine in rows if "merge_selector_base = 10" in engine) == tables
+    assert sorted(name for name, engine in rows if "merge_selector_base = 10" in engine) == FINALIZE_TABLES
 
 
 def test_inserts_ask_for_the_column_types_again_after_a_migration(fresh_database: Store, tmp_path: Path) -> None:
@@ -120,9 +123,6 @@ def test_the_daily_sums_stay_in_compact_parts_past_the_engines_wide_threshold(fr
     assert {part_type for part_type, _ in parts} == {"Compact"}
 
 
-PACKED_TABLES = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
-
-
 def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh_database: Store) -> None:
     """Migration 0013: each part a single finalize writes is one archive (data.packed), not a file per
     stream; a part of 10 MiB or more stays Full."""
@@ -133,9 +133,9 @@ def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh
     parts = store.client.query(
         "SELECT table, part_storage_type FROM system.parts"
         " WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active",
-        parameters={"tables": PACKED_TABLES},
+        parameters={"tables": FINALIZE_TABLES},
     ).result_rows
-    assert sorted({table for table, _ in parts}) == PACKED_TABLES
+    assert sorted({table for table, _ in parts}) == FINALIZE_TABLES
     assert {storage for _, storage in parts} == {"Packed"}
     store.client.command(
         "INSERT INTO run_events (tenant, run_id, seq, payload, ingested_at)"
