@@ -1,6 +1,10 @@
 -- Runs of one tenant, latest version of each, newest first, with optional filters ('' / NULL = any)
--- and keyset pagination on (run_at, run_id). identity and suite never change, so they filter before
--- the de-duplication of versions; the rest change between versions and filter after it. An execution
+-- and keyset pagination on (run_at, run_id). FINAL keeps the latest version of each run (the table is a
+-- ReplacingMergeTree by version), at far less cost than sorting every version of the tenant's runs by run
+-- id to take the first of each: the first page among 300,000 runs, p50 34-45 instead of 350-361 ms
+-- (`python -m bench store`); one identity's page costs the same (25-27 ms).
+-- identity and suite never change, so they filter before the de-duplication of versions (PREWHERE);
+-- the rest change between versions and filter after it, which the setting below keeps so. An execution
 -- error has no quality verdict, so the readiness and primary-failure filters never match one.
 SELECT
     run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
@@ -9,12 +13,10 @@ SELECT
 FROM
 (
     SELECT * EXCEPT (metadata, diagnosis, session_performance)
-    FROM runs
+    FROM runs FINAL
+    PREWHERE ({identity:String} = '' OR identity = {identity:String})
+         AND ({suite:String} = '' OR suite = {suite:String})
     WHERE tenant = {tenant:String}
-      AND ({identity:String} = '' OR identity = {identity:String})
-      AND ({suite:String} = '' OR suite = {suite:String})
-    ORDER BY run_id, version DESC
-    LIMIT 1 BY run_id
 )
 WHERE ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
   AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
@@ -27,3 +29,4 @@ WHERE ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_
        OR (run_at, run_id) < ({after_at:Nullable(DateTime64(3, 'UTC'))}, {after_id:String}))
 ORDER BY run_at DESC, run_id DESC
 LIMIT {limit:UInt32}
+SETTINGS optimize_move_to_prewhere_if_final = 0

@@ -1,0 +1,131 @@
+"""The runs list (sql/runs_list.sql) against the real store: it shows the latest version of each run, its
+filters judge that version alone, and its pages follow one another without a gap or a repeat."""
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.store import runs as run_store
+from service.store.client import Store
+from service.store.records import RunRecord
+
+START = datetime(2026, 11, 1, tzinfo=UTC)
+IDENTITIES = ("agent-a", "agent-b", "agent-c")
+SUITES = ("", "nightly")
+READINESS = ("ready_for_runtime", "review_recommended", "unsafe_for_production")
+EXECUTION = ("ok", "quality_failure", "execution_error")
+
+
+@dataclass(frozen=True)
+class Finalized:
+    readiness: str
+    execution_status: str
+    minutes: int  # its run time, from START; the open version's is its creation
+
+
+@dataclass(frozen=True)
+class Run:
+    identity: str
+    suite: str
+    opened_minute: int
+    finalized: tuple[Finalized, ...]  # each a later version; none: the run is still open
+
+
+finalized_versions = st.builds(Finalized, st.sampled_from(READINESS), st.sampled_from(EXECUTION), st.integers(0, 30))
+runs = st.lists(
+    st.builds(
+        Run,
+        st.sampled_from(IDENTITIES),
+        st.sampled_from(SUITES),
+        st.integers(0, 30),
+        st.lists(finalized_versions, max_size=2).map(tuple),
+    ),
+    min_size=1,
+    max_size=12,
+)
+filters = st.fixed_dictionaries(
+    {},
+    optional={
+        "identity": st.sampled_from(IDENTITIES),
+        "suite": st.sampled_from(SUITES[1:]),
+        "readiness": st.sampled_from(READINESS),
+        "execution_status": st.sampled_from(EXECUTION),
+        "status": st.sampled_from(("open", "finalized")),
+    },
+)
+
+
+def _versions(tenant: str, run_id: str, run: Run) -> list[RunRecord]:
+    opened = START + timedelta(minutes=run.opened_minute)
+    first = RunRecord(tenant=tenant, run_id=run_id, identity=run.identity, suite=run.suite, created_at=opened,
+                      run_at=opened, version=1, status="open")  # fmt: skip
+    return [first, *(_finalized(first, version, f) for version, f in enumerate(run.finalized, 2))]
+
+
+def _finalized(opened: RunRecord, version: int, f: Finalized) -> RunRecord:
+    return opened.with_version(
+        version, status="finalized", readiness=f.readiness, execution_status=f.execution_status,
+        run_at=START + timedelta(minutes=f.minutes), finalized_at=opened.created_at, trust_score=50,
+    )  # fmt: skip
+
+
+@contextmanager
+def _merges_stopped(store: Store) -> Iterator[None]:
+    """A merge would fold a run's versions into one row; stopped, the read has to pick the latest itself."""
+    store.client.command("SYSTEM STOP MERGES runs")
+    try:
+        yield
+    finally:
+        store.client.command("SYSTEM START MERGES runs")
+
+
+def _store_by_version(store: Store, records: list[RunRecord]) -> None:
+    """One INSERT per version number: a run's versions lie in separate parts, as in the service."""
+    for version in sorted({r.version for r in records}):
+        run_store.insert_runs(store, [r for r in records if r.version == version])
+
+
+def _matches(record: RunRecord, wanted: dict[str, str]) -> bool:
+    judged = record.execution_status != "execution_error"
+    checks = {
+        "identity": record.identity,
+        "suite": record.suite,
+        "status": record.status,
+        "execution_status": record.execution_status,
+        "readiness": record.readiness if judged else None,
+    }
+    return all(checks[name] == value for name, value in wanted.items())
+
+
+def _listed(store: Store, tenant: str, wanted: dict[str, str], limit: int) -> list[RunRecord]:
+    """Every page of the list, each asked after the last run of the one before."""
+    listed: list[RunRecord] = []
+    while True:
+        after = (listed[-1].run_at, listed[-1].run_id) if listed else None
+        page = run_store.list_runs(store, tenant, **wanted, after=after, limit=limit)
+        listed.extend(page)
+        if len(page) < limit:
+            return listed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(runs=runs, wanted=filters, limit=st.integers(1, 5))
+def test_the_list_shows_each_runs_latest_version_filtered_newest_first(
+    store: Store, runs: list[Run], wanted: dict[str, str], limit: int
+) -> None:
+    tenant = f"t_{uuid.uuid4().hex[:12]}"
+    versions = {f"run-{i:02d}": _versions(tenant, f"run-{i:02d}", run) for i, run in enumerate(runs)}
+    latest = [records[-1] for records in versions.values()]
+    expected = sorted((r for r in latest if _matches(r, wanted)), key=lambda r: (r.run_at, r.run_id), reverse=True)
+
+    with _merges_stopped(store):
+        _store_by_version(store, [record for records in versions.values() for record in records])
+        listed = _listed(store, tenant, wanted, limit)
+
+    shown = [(r.run_id, r.status, r.run_at, r.readiness, r.execution_status) for r in listed]
+    assert shown == [(r.run_id, r.status, r.run_at, r.readiness, r.execution_status) for r in expected]
