@@ -1,6 +1,7 @@
 """Store benchmarks (SPEC §13): one identity's reputation with 10,000,000 events in the table (flat, and
 with decay), its explanation (SPEC §7.1), the refresh of the fleet view and the fleet list of 10,000
-identities, and ingest through the finalize pipeline. Embedded engine, this machine.
+identities, the first page of the runs list among 300,000 runs, and ingest through the finalize pipeline.
+Embedded engine, this machine.
 
 `REPUTE_BENCH_EVENTS=1000000 python -m bench store` for a quicker run."""
 
@@ -10,7 +11,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import orjson
@@ -22,6 +23,7 @@ from service.services.inputs import session_input
 from service.services.reputation import explain
 from service.settings import Settings
 from service.store import reputation as reputation_store
+from service.store import runs as run_store
 from service.store.client import Store
 from service.store.migrate import migrate
 
@@ -50,6 +52,30 @@ SELECT
     toString(number),
     if(category = 'task_quality', 'repute', ['key-a', 'key-b', 'key-c'][1 + intDiv(number, 5) % 3])
 FROM numbers({count:UInt64})
+"""
+RUNS = 300_000
+# Runs of the same 10,000 identities over the last 100 days, each written as the service writes a streamed
+# run: an open version, then (all but one in fifty) a finalized one in a later INSERT.
+SEED_RUNS = """
+INSERT INTO runs (tenant, run_id, version, identity, kind, created_at, run_at, finalized_at, status,
+                  execution_status, readiness, trust_score, score, event_count)
+SELECT
+    {tenant:String},
+    concat('run-', leftPad(toString(number), 7, '0')),
+    {version:UInt64},
+    concat('agent-', toString(number % {identities:UInt32})),
+    'run',
+    toDateTime64({today:Date}, 3, 'UTC') - toIntervalSecond(rand(number) % (100 * 86400)) AS opened,
+    opened + toIntervalSecond({version:UInt64} * 60),
+    if({version:UInt64} = 1, NULL, opened + toIntervalSecond(60)),
+    if({version:UInt64} = 1, 'open', 'finalized'),
+    if({version:UInt64} = 1, '', 'ok'),
+    if({version:UInt64} = 1, '', ['ready_for_runtime', 'review_recommended', 'unsafe_for_production'][1 + number % 3]),
+    if({version:UInt64} = 1, NULL, number % 101),
+    if({version:UInt64} = 1, 0, (number % 101) / 100),
+    50
+FROM numbers({count:UInt64})
+WHERE {version:UInt64} = 1 OR number % 50 != 0
 """
 HALF_LIFE_DAYS = 30.0
 # A process's first reads of a table cost the engine more: its fourth read of reputation_daily_sources took
@@ -111,6 +137,7 @@ def main() -> list[tuple[str, str, str]]:
                 lambda identity: reputation_store.identity_reputation(store, TENANT, identity, today)
             )
             ingest = _ingest_rate(store)
+            first_pages, identity_pages = _runs_list(store, today)  # last: its seeding sets off merges
         finally:
             store.close()
     return [
@@ -122,8 +149,20 @@ def main() -> list[tuple[str, str, str]]:
         *_latency("one identity's explanation", explained, "-"),
         (f"refresh of the fleet view, {IDENTITIES:,} identities, p50", f"{statistics.median(refresh):.0f} ms", "-"),
         (f"fleet list of {IDENTITIES:,} identities, p50", f"{statistics.median(fleet):.1f} ms", "< 200 ms"),
+        *_latency(f"runs list among {RUNS:,} runs, first page of 50", first_pages, "-"),
+        *_latency("runs list, one identity's first page", identity_pages, "-"),
         disk_row(file_ms),
     ]
+
+
+def _runs_list(store: Store, today: date) -> tuple[list[float], list[float]]:
+    """The first page of the tenant's runs, and of one identity's, after seeding RUNS runs."""
+    for version in (1, 2):
+        parameters = {"tenant": TENANT, "version": version, "today": today, "identities": IDENTITIES, "count": RUNS}
+        store.client.command(SEED_RUNS, parameters=parameters)
+    _settle(store)
+    first_pages = _timed(lambda: run_store.list_runs(store, TENANT, limit=50), 20)
+    return first_pages, _per_identity(lambda identity: run_store.list_runs(store, TENANT, identity=identity, limit=50))
 
 
 def _settle(store: Store, limit_seconds: float = 600) -> None:
