@@ -16,7 +16,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "reputation", "traces"),
     ("store",),  # repositories: SQL over ClickHouse
     ("services", "alerts"),  # use cases: the only callers of the store
-    ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__"),
+    ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__",
+     "compiled"),
 )  # fmt: skip
 LAYER_OF = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 ENGINE_FORBIDDEN = ("fastapi", "starlette", "clickhouse_connect", "chdb", "service.store", "service.api")
