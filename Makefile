@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+ENGINE := $(wildcard service/diagnosis/*.py service/diagnosis/detectors/*.py)
+COMPILED := $(VENV)/.engine-compiled
 
-.PHONY: install browser lint test run bench migrate clean
+.PHONY: install browser lint test run bench migrate clean clean-engine
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +14,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The diagnosis engine compiled with mypyc (scripts/compile_engine.py), again whenever a source changes;
+# without a C compiler it runs from its sources.
+$(COMPILED): $(STAMP) $(ENGINE) service/diagnosis service/diagnosis/detectors scripts/compile_engine.py
+	$(PY) scripts/compile_engine.py || true
+	touch $@
+
+install: $(STAMP) $(COMPILED)
 
 # The browser tests (tests/test_ui.py) drive Debian's chromium: installed when missing and we may.
 browser:
@@ -23,8 +31,8 @@ browser:
 
 # The quality gate: formatting, lint and types. `make test` runs it first, so CI enforces it.
 lint: install
-	$(VENV)/bin/ruff format --check service tests bench
-	$(VENV)/bin/ruff check service tests bench
+	$(VENV)/bin/ruff format --check service tests bench scripts
+	$(VENV)/bin/ruff check service tests bench scripts
 	$(VENV)/bin/mypy
 
 test: install browser lint
@@ -41,5 +49,8 @@ bench: install
 migrate: install
 	$(PY) -m service migrate
 
-clean:
+clean-engine:
+	rm -rf service/diagnosis/*.so service/diagnosis/detectors/*.so service/diagnosis/compiled.json build/engine $(COMPILED)
+
+clean: clean-engine
 	rm -rf $(VENV) .repute .pytest_cache
