@@ -50,7 +50,8 @@ migrate: install
 	$(PY) -m service migrate
 
 clean-engine:
-	rm -rf service/diagnosis/*.so service/diagnosis/detectors/*.so service/diagnosis/compiled.json build/engine $(COMPILED)
+	$(PYTHON) scripts/compile_engine.py --remove
+	rm -rf build/engine $(COMPILED)
 
 clean: clean-engine
 	rm -rf $(VENV) .repute .pytest_cache

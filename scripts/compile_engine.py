@@ -62,8 +62,11 @@ def build(sources: list[Path]) -> None:
     )
 
 
-def main() -> int:
+def main(arguments: list[str]) -> int:
+    """Compiles the engine; with `--remove`, removes the compiled modules (`make clean-engine`)."""
     remove_compiled()
+    if arguments == ["--remove"]:
+        return 0
     sources = compiled_sources()
     try:
         build(sources)
@@ -78,4 +81,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     os.chdir(ROOT)  # mypyc names the modules by their paths from here
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
