@@ -54,10 +54,9 @@ def _engine_inserts(store: Store, stop: threading.Event) -> None:
 
 def _diagnosing(nice: int, stop: threading.Event) -> None:
     os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
-    raw = [make_session(random.Random(7), f"work-{i}", "agent-work", 50) for i in range(50)]
-    events = [session.events for session in session_inputs(parse_runs(orjson.dumps(raw)), Settings())]
+    runs = [make_session(random.Random(7), f"work-{i}", "agent-work", 50)["events"] for i in range(50)]
     while not stop.is_set():
-        for run in events:
+        for run in runs:
             diagnose(run).canonical_json()
 
 
