@@ -8,7 +8,9 @@ canonical_json() got slower compiled. Without a C compiler the build fails, this
 the engine runs from its sources, as it does from a wheel.
 
 A manifest of the compiled sources' hashes lets `service.compiled` refuse to start an engine compiled
-from other sources than the ones beside it (an edit after `make install`).
+from other sources than the ones beside it (an edit after `make install`). This script writes it without
+importing `service.compiled`: importing the package runs that check, which refuses exactly the stale
+engine this script is run to replace.
 """
 
 import hashlib

@@ -7,8 +7,8 @@ import hashlib
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MANIFEST = ROOT / "service" / "diagnosis" / "compiled.json"  # source path from ROOT -> sha256 at build time
+# Written by the build: each compiled source's path from the checkout's root -> its sha256 at build time.
+MANIFEST = Path(__file__).resolve().parent / "diagnosis" / "compiled.json"
 
 
 class StaleEngine(ImportError):
