@@ -1,7 +1,8 @@
 """What bounds reads under write load on the embedded engine (issue #14): one identity's run list, alone,
 beside engine-only inserts at write priority that keep a core busy, and beside one thread that runs the
-write path's Python (diagnosing runs) at nice 0 and at nice 19. All in one process, as in the server: an
-engine call gives up the interpreter's lock and waits for it again after, and the Python thread holds it."""
+write path's Python (diagnosing runs) at nice 0, at nice 19, and stepping aside for the reads between runs
+as the service's write path does (`service.priority`). All in one process, as in the server: an engine
+call gives up the interpreter's lock and waits for it again after, and the Python thread holds it."""
 
 import os
 import random
@@ -18,6 +19,7 @@ import orjson
 
 from bench.store import percentile
 from service.diagnosis import diagnose, parse_runs
+from service.priority import in_turn, reads
 from service.services.inputs import session_inputs
 from service.services.runs import ingest_sessions
 from service.settings import Settings
@@ -52,12 +54,19 @@ def _engine_inserts(store: Store, stop: threading.Event) -> None:
         store.client.command(ENGINE_INSERT, settings={"os_thread_priority": 19})
 
 
-def _diagnosing(nice: int, stop: threading.Event) -> None:
+def _diagnosing(nice: int, stop: threading.Event, aside: bool = False) -> None:
     os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
     runs = [make_session(random.Random(7), f"work-{i}", "agent-work", 50)["events"] for i in range(50)]
     while not stop.is_set():
-        for run in runs:
-            diagnose(run).canonical_json()
+        if aside:
+            in_turn(_diagnosed, runs)
+        else:
+            for run in runs:
+                _diagnosed(run)
+
+
+def _diagnosed(events: list[dict]) -> bytes:
+    return diagnose(events).canonical_json()
 
 
 def _reads_beside(store: Store, work: Work | None) -> list[float]:
@@ -72,7 +81,8 @@ def _reads_beside(store: Store, work: Work | None) -> list[float]:
         while time.monotonic() < deadline:
             identity = f"agent-{len(samples) % IDENTITIES}"
             started = time.perf_counter()
-            run_store.list_runs(store, TENANT, identity=identity, limit=50)
+            with reads.reading():  # as the API counts a read in flight
+                run_store.list_runs(store, TENANT, identity=identity, limit=50)
             samples.append((time.perf_counter() - started) * 1000)
             time.sleep(0.01)
     finally:
@@ -93,6 +103,7 @@ def main() -> list[tuple[str, str, str]]:
                 "beside engine-only inserts at nice 19": partial(_engine_inserts, store),
                 "beside a thread diagnosing runs, nice 0": partial(_diagnosing, 0),
                 "beside a thread diagnosing runs, nice 19": partial(_diagnosing, 19),
+                "beside a thread diagnosing runs that steps aside for reads": partial(_diagnosing, 0, aside=True),
             }
             measured = {what: _reads_beside(store, work) for what, work in conditions.items()}
         finally:

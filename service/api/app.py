@@ -14,6 +14,7 @@ from service.api.access_log import AccessLogMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.paths import ControlCharacterGuard
+from service.api.reads_first import ReadsFirstMiddleware
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
 from service.api.state import StoreHolder
 from service.periodic import Periodic
@@ -88,5 +89,6 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(ControlCharacterGuard)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(ReadsFirstMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: every response gets its request id, 413s too
     return app

@@ -18,6 +18,7 @@ from fastapi.routing import APIRoute
 from starlette.types import Scope
 
 from service.api.auth import required_scope, resolve_caller
+from service.priority import writing_python
 
 _JSON = b"application/json"
 Parsed = TypeVar("Parsed")
@@ -27,10 +28,15 @@ INLINE_PARSE_BYTES = 64 * 1024
 
 async def parse_off_loop(data: bytes, parse: Callable[[bytes], Parsed]) -> Parsed:
     """`data` as `parse` reads it; large data is parsed in a worker thread, so the event loop keeps
-    serving other requests meanwhile."""
+    serving other requests meanwhile, and in the writers' turn (every body is a write's)."""
     if len(data) <= INLINE_PARSE_BYTES:
         return parse(data)
-    return await run_in_threadpool(parse, data)
+    return await run_in_threadpool(_parse_in_turn, parse, data)
+
+
+def _parse_in_turn(parse: Callable[[bytes], Parsed], data: bytes) -> Parsed:
+    with writing_python():
+        return parse(data)
 
 
 async def parse_body(request: Request, parse: Callable[[bytes], Parsed]) -> Parsed:

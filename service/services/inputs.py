@@ -9,6 +9,7 @@ from typing import Any
 from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError, TooLarge
 from service.ids import check_id, check_optional_id, check_run_id
+from service.priority import in_turn
 from service.settings import Settings
 from service.store.records import RunRecord
 from service.traces import TraceRun
@@ -116,10 +117,8 @@ def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[Session
     """The runs of one request validated for storage, within the request's caps; errors name the
     run (`sessions[2].identity`) when there are several."""
     check_batch_size(runs, settings.max_runs_per_batch, settings.max_events_per_request)
-    return [
-        session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
-        for index, run in enumerate(runs)
-    ]
+    names = [f"sessions[{index}]" if len(runs) > 1 else "" for index in range(len(runs))]
+    return in_turn(lambda named: session_input(*named, settings.max_events_per_run), zip(runs, names, strict=True))
 
 
 UNKNOWN_IDENTITY = "unknown"

@@ -31,6 +31,7 @@ from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import classify_execution
+from service.priority import in_turn
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.services.inputs import (
     FinalizeRequest,
@@ -219,7 +220,7 @@ def finalize_batch(
     raw events (when given), failures and reputation events are independent and written side by side;
     the run rows only once all of them are stored."""
     now = to_millis(now)
-    done = [_finalize_one(request, now, pass_threshold) for request in requests]
+    done = in_turn(partial(_finalize_one, now=now, pass_threshold=pass_threshold), requests)
     failures = [row for item in done for row in item.failures]
     reputation = [event for item in done for event in item.reputation]
     store.together(

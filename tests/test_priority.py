@@ -1,0 +1,97 @@
+"""Reads first (service.priority): the write path's Python takes turns, steps aside only while reads are
+in flight, and the API counts its reads (GET, HEAD) exactly while they run."""
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from service import priority
+from service.api.app import create_app
+from service.api.reads_first import ReadsFirstMiddleware
+from service.priority import in_turn, reads
+from service.settings import Settings
+
+
+def test_writers_python_runs_one_thread_at_a_time() -> None:
+    inside, most, guard = 0, 0, threading.Lock()
+
+    def work(item: int) -> int:
+        nonlocal inside, most
+        with guard:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.001)  # gives the interpreter's lock away: without turns another writer would come in
+        with guard:
+            inside -= 1
+        return item * 2
+
+    results: dict[int, list[int]] = {}
+
+    def writer(number: int) -> None:
+        results[number] = in_turn(work, range(number * 10, number * 10 + 10))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most == 1
+    assert results == {n: [i * 2 for i in range(n * 10, n * 10 + 10)] for n in range(4)}
+
+
+def test_a_failing_write_gives_its_turn_up() -> None:
+    def fail(_: int) -> int:
+        raise ValueError("bad run")
+
+    with pytest.raises(ValueError, match="bad run"):
+        in_turn(fail, [1])
+    assert in_turn(str, [1, 2]) == ["1", "2"]
+
+
+def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    pauses: list[float] = []
+    monkeypatch.setattr(priority.time, "sleep", pauses.append)
+    in_turn(str, range(3))
+    assert pauses == []
+    with reads.reading():
+        in_turn(str, range(3))
+    assert pauses == [0, 0, 0]
+    assert reads.count == 0
+
+
+async def _count_seen(request: Request) -> JSONResponse:
+    if request.url.path == "/boom":
+        raise RuntimeError("handler failed")
+    return JSONResponse({"reads": reads.count})
+
+
+def _app() -> ReadsFirstMiddleware:
+    routes = [Route(path, _count_seen, methods=["GET", "HEAD", "POST"]) for path in ("/seen", "/boom")]
+    return ReadsFirstMiddleware(Starlette(routes=routes))
+
+
+def test_reads_are_counted_while_they_run_and_writes_are_not() -> None:
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=_app(), raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            assert (await client.get("/seen")).json() == {"reads": 1}
+            assert reads.count == 0
+            assert (await client.post("/seen")).json() == {"reads": 0}
+            assert (await client.head("/seen")).status_code == 200
+            assert (await client.get("/boom")).status_code == 500
+
+    asyncio.run(scenario())
+    assert reads.count == 0
+
+
+def test_the_service_counts_its_reads(tmp_path: Path) -> None:
+    app = create_app(Settings(data_dir=tmp_path))
+    assert ReadsFirstMiddleware in [middleware.cls for middleware in app.user_middleware]
