@@ -51,7 +51,7 @@ class ReadsInFlight:
 
 
 reads = ReadsInFlight()
-_writer_turn = threading.Lock()
+_writer_turn = threading.RLock()  # a turn taken inside another one is the same turn
 
 
 def step_aside() -> None:

@@ -56,6 +56,10 @@ def test_a_failing_write_gives_its_turn_up() -> None:
     assert in_turn(str, [1, 2]) == ["1", "2"]
 
 
+def test_a_turn_inside_a_turn_is_the_same_turn() -> None:
+    assert in_turn(lambda n: in_turn(str, range(n)), [2, 1]) == [["0", "1"], ["0"]]
+
+
 def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
     pauses: list[float] = []
     monkeypatch.setattr(priority.time, "sleep", pauses.append)
