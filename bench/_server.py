@@ -23,6 +23,7 @@ class Served:
     key: str
     pid: int
     file_ms: float  # creating a file where its store lives, before it started (`file_creation_ms`)
+    access_log: Path  # the server's stdout: one JSON line per request, with its duration_ms
 
     @property
     def headers(self) -> dict[str, str]:
@@ -45,15 +46,17 @@ def served() -> Iterator[Served]:
     with tempfile.TemporaryDirectory() as directory:
         data_dir, port = Path(directory), free_port()
         file_ms = file_creation_ms(data_dir)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve", "--port", str(port)],
-            env={**os.environ, "REPUTE_DATA_DIR": str(data_dir)},
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        access_log = data_dir / "access.log"
+        with access_log.open("wb") as stdout:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service", "serve", "--port", str(port)],
+                env={**os.environ, "REPUTE_DATA_DIR": str(data_dir)},
+                stdout=stdout, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
         try:
             _wait_ready(process, port)
             key = (data_dir / "admin.key").read_text().strip()
-            yield Served(f"http://127.0.0.1:{port}", key, process.pid, file_ms)
+            yield Served(f"http://127.0.0.1:{port}", key, process.pid, file_ms, access_log)
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
