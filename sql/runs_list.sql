@@ -10,15 +10,11 @@ SELECT
     run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
     execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
     primary_failure, session_composite, event_count, tool_calls, errors, total_tokens
-FROM
-(
-    SELECT * EXCEPT (metadata, diagnosis, session_performance)
-    FROM runs FINAL
-    PREWHERE ({identity:String} = '' OR identity = {identity:String})
-         AND ({suite:String} = '' OR suite = {suite:String})
-    WHERE tenant = {tenant:String}
-)
-WHERE ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
+FROM runs FINAL
+PREWHERE ({identity:String} = '' OR identity = {identity:String})
+     AND ({suite:String} = '' OR suite = {suite:String})
+WHERE tenant = {tenant:String}
+  AND ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
   AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
   AND ({primary_failure:String} = ''
        OR (primary_failure = {primary_failure:String} AND execution_status != 'execution_error'))
