@@ -5,6 +5,7 @@ import asyncio
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -62,7 +63,7 @@ def test_a_turn_inside_a_turn_is_the_same_turn() -> None:
 
 def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
     pauses: list[float] = []
-    monkeypatch.setattr(priority.time, "sleep", pauses.append)
+    monkeypatch.setattr(priority, "time", SimpleNamespace(sleep=pauses.append))  # this module's clock only
     in_turn(str, range(3))
     assert pauses == []
     with reads.reading():
