@@ -5,7 +5,7 @@ runs Python for long (a batch being parsed, normalized, diagnosed and turned int
 until the switch interval (5 ms) forces it out, and a read coming back from the engine waits that long
 after each call, longer when several writers want the lock as well. Two rules keep the reads ahead:
 
-- `writing_python()`: the write path's Python runs in one thread at a time (the engine's part of the
+- `writers_turn`: the write path's Python runs in one thread at a time (the engine's part of the
   writes, where the lock is free, still runs side by side), so a read competes with one writer at most.
   A turn is one request's parsing, or one group of runs' checks or diagnoses: at the request cap of
   100,000 events about 0.2 s, which other writers wait for (the interpreter's lock made them take as
@@ -51,7 +51,7 @@ class ReadsInFlight:
 
 
 reads = ReadsInFlight()
-_writer_turn = threading.RLock()  # a turn taken inside another one is the same turn
+writers_turn = threading.RLock()  # a turn taken inside another one is the same turn
 
 
 def step_aside() -> None:
@@ -60,16 +60,9 @@ def step_aside() -> None:
         time.sleep(0)
 
 
-@contextmanager
-def writing_python() -> Iterator[None]:
-    """The write path's Python, one thread at a time."""
-    with _writer_turn:
-        yield
-
-
 def in_turn(work: Callable[[Item], Result], items: Iterable[Item]) -> list[Result]:
     """`work` of each item, in the writers' turn, stepping aside for reads before each."""
-    with writing_python():
+    with writers_turn:
         results = []
         for item in items:
             step_aside()

@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from starlette.types import Scope
 
 from service.api.auth import required_scope, resolve_caller
-from service.priority import writing_python
+from service.priority import writers_turn
 
 _JSON = b"application/json"
 Parsed = TypeVar("Parsed")
@@ -35,7 +35,7 @@ async def parse_off_loop(data: bytes, parse: Callable[[bytes], Parsed]) -> Parse
 
 
 def _parse_in_turn(parse: Callable[[bytes], Parsed], data: bytes) -> Parsed:
-    with writing_python():
+    with writers_turn:
         return parse(data)
 
 
