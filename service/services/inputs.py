@@ -117,8 +117,12 @@ def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[Session
     """The runs of one request validated for storage, within the request's caps; errors name the
     run (`sessions[2].identity`) when there are several."""
     check_batch_size(runs, settings.max_runs_per_batch, settings.max_events_per_request)
-    names = [f"sessions[{index}]" if len(runs) > 1 else "" for index in range(len(runs))]
-    return in_turn(lambda named: session_input(*named, settings.max_events_per_run), zip(runs, names, strict=True))
+
+    def checked(indexed: tuple[int, RunInput]) -> SessionInput:
+        index, run = indexed
+        return session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
+
+    return in_turn(checked, enumerate(runs))
 
 
 UNKNOWN_IDENTITY = "unknown"
