@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 ENGINE := $(wildcard service/diagnosis/*.py service/diagnosis/detectors/*.py)
 COMPILED := $(VENV)/.engine-compiled
 
-.PHONY: install browser lint test run bench migrate clean clean-engine
+.PHONY: install browser lint test fuzz run bench migrate clean clean-engine
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,16 @@ lint: install
 	$(VENV)/bin/ruff check service tests bench scripts
 	$(VENV)/bin/mypy
 
+# The `ci` hypothesis profile (tests/conftest.py): the same examples on every run, so CI never turns red by luck.
 test: install browser lint
-	$(PY) -m pytest -q
+	REPUTE_HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q
+
+# Fresh random examples, 1,000 per operation and mode of the schema fuzz: run it before each stop, and make each
+# finding a FOUND entry of tests/test_api_fuzz.py.
+FUZZ_EXAMPLES ?= 1000
+fuzz: install
+	REPUTE_HYPOTHESIS_PROFILE=fuzz REPUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
+		tests/test_api_fuzz.py tests/test_api_garbage.py
 
 # Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
 run: install

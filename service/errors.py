@@ -6,6 +6,21 @@ class to one status (service/api/errors.py), the CLI to one line and an exit cod
 - `StoreUnavailable`: ClickHouse cannot be reached or opened (503, nothing acknowledged).
 """
 
+from collections.abc import Sequence
+from typing import Any
+
+
+def field_path(loc: Sequence[Any]) -> str:
+    """('body', 'events', 3, 'timestamp') -> 'events[3].timestamp'; ('query', 'limit') -> 'query.limit'."""
+    parts = list(loc)
+    prefix = "" if parts and parts[0] == "body" else f"{parts.pop(0)}." if parts else ""
+    if parts and parts[0] == "body":
+        parts.pop(0)
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return prefix + path if path else prefix.rstrip(".") or "body"
+
 
 class ReputeError(Exception):
     """Base of every error the service raises on purpose."""

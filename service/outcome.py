@@ -50,28 +50,27 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Protocol
 
 from service.diagnosis.events import event_type_of
+from service.errors import FieldError
 from service.vocab import STAGES, ExecutionStatus, Readiness
 
 __all__ = [
-    "DEFAULT_PASS_THRESHOLD", "REASON_RULE", "UNKNOWN", "ExecutionOutcome", "ExecutionStatus", "OutcomeInputError",
-    "RunOutcome", "SuiteSummary", "TaskOutcome", "aggregate_task", "aggregate_trials", "classify_execution",
-    "mean_of", "median_of", "printable", "quality_scores", "summarize_suite", "three_decimals", "validated_reason",
+    "DEFAULT_PASS_THRESHOLD", "REASON_PATTERN", "REASON_RULE", "UNKNOWN", "ExecutionOutcome", "ExecutionStatus",
+    "OutcomeInputError", "RunOutcome", "SuiteSummary", "TaskOutcome", "aggregate_task", "aggregate_trials",
+    "check_outcome_inputs", "classify_execution", "mean_of", "median_of", "printable", "quality_scores",
+    "summarize_suite", "three_decimals", "validated_reason", "validated_stage",
 ]  # fmt: skip
 
 DEFAULT_PASS_THRESHOLD = 0.8
 UNKNOWN = "unknown"
 ERROR_EVENT = "error_event"
-_REASON = re.compile(r"[A-Za-z0-9_.:-]{1,64}", re.ASCII)
+REASON_PATTERN = r"[A-Za-z0-9_.:-]{1,64}"
+_REASON = re.compile(REASON_PATTERN, re.ASCII)
 REASON_RULE = "1-64 characters of [a-z0-9_.:-]"
 
 
-class OutcomeInputError(ValueError):
-    """The caller's `execution` object (or a staged error_event) is invalid; `field` names the offending
-    path, e.g. 'execution.score' or 'events[3].reason'."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+class OutcomeInputError(FieldError):
+    """The caller's `execution` object (or a staged error_event) is invalid (422); `field` names the
+    offending path, e.g. 'execution.score' or 'events[3].reason'."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +114,13 @@ def classify_execution(
     return ExecutionOutcome(ExecutionStatus.OK if passed else ExecutionStatus.QUALITY_FAILURE, score)
 
 
+def check_outcome_inputs(execution: Mapping[str, Any] | None, events: Iterable[Mapping[str, Any]]) -> None:
+    """Raises the OutcomeInputError that `classify_execution` would raise for this execution object and
+    these events, so a run is refused before anything of it is stored, never at its finalize."""
+    _validated_execution(execution)
+    _first_staged_error(events)
+
+
 @dataclass(frozen=True)
 class _CallerExecution:
     status: str | None = None
@@ -134,7 +140,7 @@ def _validated_execution(execution: Mapping[str, Any] | None) -> _CallerExecutio
     score = execution.get("score")
     return _CallerExecution(
         status=_validated_status(execution.get("status")),
-        stage=None if not stage else _validated_stage(stage),
+        stage=None if not stage else validated_stage(stage, "execution.stage"),
         reason=None if not reason else validated_reason(reason, "execution.reason"),
         message=_validated_text(execution, "message"),
         score=None if score is None else _validated_score(score),
@@ -155,11 +161,12 @@ def _validated_text(execution: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def _validated_stage(stage: str) -> str:
+def validated_stage(stage: str, field: str) -> str:
+    """A stage as recorded (lowercase); `field` names the place of `stage` for the OutcomeInputError."""
     known = _known_stage(stage)
     if known is None:
         allowed = ", ".join(STAGES)
-        raise OutcomeInputError("execution.stage", f"execution.stage must be one of {allowed}; got {stage!r:.80}")
+        raise OutcomeInputError(field, f"{field} must be one of {allowed}; got {stage!r:.80}")
     return known
 
 

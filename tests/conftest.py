@@ -9,10 +9,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from service.settings import Settings
 from service.store.client import Store
 from service.store.migrate import migrate
+
+# Hypothesis profiles: `ci` (the default, and what .ci/run selects) draws the same examples on every run
+# and has no deadline, so neither luck nor a loaded machine turns CI red; `fuzz` (`make fuzz`) draws fresh
+# random examples each time, to find what `ci` does not.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
+hypothesis_settings.register_profile("fuzz", deadline=None, database=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("REPUTE_HYPOTHESIS_PROFILE", "ci"))
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FIXTURES = SHARED / "fixtures"

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from service.diagnosis import InputError
-from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
+from service.errors import ClientError, Conflict, NotFound, StoreUnavailable, field_path
 
 PROBLEM_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 5
@@ -50,18 +50,6 @@ async def send_problem(
     """A problem answered by ASGI middleware, which runs outside the app's exception handlers."""
     response = problem_response(Request(scope), status, _title(status), detail, headers=headers)
     await response(scope, receive, send)
-
-
-def field_path(loc: Sequence[Any]) -> str:
-    """('body', 'events', 3, 'timestamp') -> 'events[3].timestamp'; ('query', 'limit') -> 'query.limit'."""
-    parts = list(loc)
-    prefix = "" if parts and parts[0] == "body" else f"{parts.pop(0)}." if parts else ""
-    if parts and parts[0] == "body":
-        parts.pop(0)
-    path = ""
-    for part in parts:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return prefix + path if path else prefix.rstrip(".") or "body"
 
 
 def validation_problem(request: Request, errors: Sequence[dict[str, Any]]) -> Response:

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from pydantic import BaseModel
+
 NDJSON = "application/x-ndjson"
 
 
@@ -20,3 +22,21 @@ def request_body(schema: dict[str, Any], example: Any = None, ndjson: bool = Fal
     if ndjson:
         content[NDJSON] = {"schema": {"type": "string"}}
     return {"requestBody": {"required": True, "content": content}}
+
+
+def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of `model` with its definitions written in place (a request body given through
+    `openapi_extra` cannot reference the document's components)."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return resolve(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    return resolve(schema)

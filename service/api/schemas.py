@@ -5,9 +5,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier, RunIdentifier
+from service.ids import Identifier
+from service.services.inputs import Execution
 from service.store.rows import storable
-from service.vocab import SCOPES, TIME_RULE, Category, ExecutionStatus, Scope
+from service.vocab import SCOPES, TIME_RULE, Category, Scope
 
 
 def _storable_time(value: datetime) -> datetime:
@@ -27,31 +28,6 @@ StorableDay = Annotated[date, AfterValidator(_storable_day)]
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class RunOpen(Strict):
-    run_id: RunIdentifier | None = Field(default=None, description="generated when absent")
-    identity: Identifier = Field(description="the agent whose reputation this run affects")
-    suite: Identifier | None = None
-    task_id: Identifier | None = None
-    trial: int | None = Field(default=None, ge=0, le=1_000_000)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    model_config = ConfigDict(
-        extra="forbid",
-        allow_inf_nan=False,
-        json_schema_extra={"examples": [{"identity": "agent-atlas", "suite": "customs-evals", "task_id": "t-01"}]},
-    )
-
-
-class Execution(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
-
-    status: ExecutionStatus | None = None
-    stage: str | None = Field(default=None, max_length=64)
-    reason: str | None = Field(default=None, max_length=128)
-    message: str | None = Field(default=None, max_length=4096)
-    score: float | None = Field(default=None, ge=0, le=1)
 
 
 class FinalizeBody(Strict):

@@ -122,6 +122,10 @@ Typed = TypeVar("Typed")
 Raw = TypeVar("Raw")
 
 
+# msgspec raises UnicodeDecodeError for invalid UTF-8 inside a string, DecodeError for the rest.
+UNDECODABLE = (msgspec.DecodeError, RecursionError, UnicodeDecodeError)
+
+
 def decode_tolerating_items(
     data: bytes | str,
     typed: msgspec.json.Decoder[Typed],
@@ -131,16 +135,16 @@ def decode_tolerating_items(
 ) -> Typed:
     """An OTLP/JSON request decoded as `typed`; when an item inside does not fit the schema, decoded as
     `raw` (items left as msgspec.Raw) and rebuilt item by item, so one bad item rejects itself, not the
-    request. A body that is not JSON, or nests too deep, raises `malformed(error)`."""
+    request. A body that is not JSON (invalid UTF-8 included), or nests too deep, raises `malformed(error)`."""
     try:
         return typed.decode(data)
     except msgspec.ValidationError:
         pass
-    except (msgspec.DecodeError, RecursionError) as error:
+    except UNDECODABLE as error:
         raise malformed(error) from None
     try:
         return rebuild(raw.decode(data))
-    except (msgspec.DecodeError, RecursionError) as error:
+    except UNDECODABLE as error:
         raise malformed(error) from None
 
 
@@ -177,7 +181,7 @@ def _malformed(error: Exception) -> OTLPDecodeError:
 def _record_or_none(raw: msgspec.Raw) -> LogRecordJson | None:
     try:
         return _record_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except UNDECODABLE:
         return None
 
 

@@ -1,19 +1,100 @@
 """What a client sends, validated for storage: a run's identity and names, its events, its execution
-object. Errors name the field (`sessions[1].identity`, `events[3].timestamp`)."""
+object. Errors name the field (`sessions[1].identity`, `events[3].timestamp`).
+
+A run's own fields and its execution object are read by the pydantic models below, and by nothing
+else: the OpenAPI schema of every route that takes a run is generated from them, so the published
+contract and the code that runs are one reading of a request. Every number is bounded by what its
+column holds.
+"""
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from service.diagnosis import Event, RunInput, normalize_events
-from service.errors import FieldError, TooLarge
-from service.ids import check_id, check_optional_id, check_run_id
+from service.errors import FieldError, TooLarge, field_path
+from service.ids import Identifier, RunIdentifier, check_id
+from service.outcome import REASON_PATTERN, OutcomeInputError, check_outcome_inputs
 from service.priority import in_turn
 from service.settings import Settings
 from service.store.records import RunRecord
 from service.traces import TraceRun
-from service.vocab import RunKind
+from service.vocab import STAGES, ExecutionStatus, RunKind
+
+MAX_TRIAL = 1_000_000  # far below the column's UInt32
+
+
+def _known_stage(value: str) -> str:
+    if value.lower() not in STAGES:
+        raise ValueError(f"must be one of {', '.join(STAGES)} (any case)")
+    return value
+
+
+Stage = Annotated[str, AfterValidator(_known_stage), WithJsonSchema({"type": "string", "enum": list(STAGES)})]
+
+
+class Execution(BaseModel):
+    """The caller's execution object (SPEC §6); other keys are allowed and ignored."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    status: ExecutionStatus | None = None
+    stage: Stage | None = None
+    reason: str | None = Field(default=None, pattern=f"^{REASON_PATTERN}$", description="a reason code")
+    message: str | None = Field(default=None, max_length=4096)
+    score: float | None = Field(default=None, ge=0, le=1, strict=True, description="in [0, 1]; decides pass/fail")
+
+
+class RunFields(BaseModel):
+    """A run's own fields (SPEC §3.1): the body of POST /v1/runs, and each run of POST /v1/sessions."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={"examples": [{"identity": "agent-atlas", "suite": "customs-evals", "task_id": "t-01"}]},
+    )
+
+    run_id: RunIdentifier | None = Field(default=None, description="generated when absent")
+    identity: Identifier = Field(description="the agent whose reputation this run affects")
+    suite: Identifier | None = None
+    task_id: Identifier | None = None
+    trial: int | None = Field(default=None, ge=0, le=MAX_TRIAL, strict=True)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SessionBody(RunFields):
+    """A whole run in one request (SPEC §3.1 object form): its fields, execution object and events."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        allow_inf_nan=False,
+        json_schema_extra={
+            "examples": [
+                {
+                    "run_id": "run-clean-001",
+                    "identity": "agent-atlas",
+                    "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
+                }
+            ]
+        },
+    )
+
+    agent_id: Identifier | None = Field(default=None, description="an alias of identity")
+    execution: Execution | None = None
+    events: list[dict[str, Any]]
+
+
+def validated(model: type[BaseModel], values: Mapping[str, Any], prefix: str = "") -> BaseModel:
+    """`values` read by `model`; the first error is a FieldError naming its field under `prefix`."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        message = error["msg"].removeprefix("Value error, ")
+        raise FieldError(prefix + field_path(error["loc"]), message) from None
 
 
 @dataclass(frozen=True)
@@ -95,22 +176,41 @@ def check_request_size(items: int, max_items: int, unit: str = "events", field: 
         raise over_limit("a request", max_items, unit, f"{items} sent", "max_events_per_request", field)
 
 
+def run_spec(fields: RunFields) -> RunSpec:
+    return RunSpec(
+        identity=fields.identity,
+        run_id=fields.run_id,
+        suite=fields.suite or "",
+        task_id=fields.task_id or "",
+        trial=fields.trial,
+        metadata=fields.metadata,
+    )
+
+
 def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:
     """Validates a parsed run for storage; errors name the field."""
     prefix = f"{field}." if field else ""
-    if run.trial is not None and (isinstance(run.trial, bool) or not isinstance(run.trial, int) or run.trial < 0):
-        raise FieldError(f"{prefix}trial", "trial must be a non-negative integer")
     check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
-    spec = RunSpec(
-        identity=check_id(run.identity, f"{prefix}identity"),
-        run_id=check_run_id(run.run_id, f"{prefix}run_id") if run.run_id else None,
-        suite=check_optional_id(run.suite, f"{prefix}suite"),
-        task_id=check_optional_id(run.task_id, f"{prefix}task_id"),
-        trial=run.trial,
-        metadata=run.metadata or {},
-    )
-    return SessionInput(spec, list(run.events), run.execution, normalized=normalized)
+    sent = {"identity": run.identity, "run_id": run.run_id or None, "suite": run.suite or None,
+            "task_id": run.task_id or None, "trial": run.trial, "metadata": run.metadata or {}}  # fmt: skip
+    fields = validated(RunFields, sent, prefix)
+    assert isinstance(fields, RunFields)
+    if run.execution is not None:
+        validated(Execution, run.execution, f"{prefix}execution.")
+    check_run_outcome(run.execution, run.events, prefix)
+    return SessionInput(run_spec(fields), list(run.events), run.execution, normalized=normalized)
+
+
+def check_run_outcome(
+    execution: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], prefix: str = ""
+) -> None:
+    """Refuses, before anything is stored, what would make the run's finalize fail: an execution object or a
+    staged error_event that cannot be classified (SPEC §6)."""
+    try:
+        check_outcome_inputs(execution, events)
+    except OutcomeInputError as exc:
+        raise OutcomeInputError(prefix + exc.field, str(exc)) from None
 
 
 def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[SessionInput]:

@@ -37,6 +37,7 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
+    check_run_outcome,
     check_run_size,
     new_run_id,
     trace_spec,
@@ -115,6 +116,7 @@ def append_events(
     """Appends a batch (all or nothing); returns the run's event count afterwards."""
     now = to_millis(now)
     normalized = normalize_events(list(events))
+    check_run_outcome(None, events)
     with run_lock(tenant, run_id):
         run = stored_run(store, tenant, run_id)
         if run.finalized:
@@ -237,6 +239,7 @@ def finalize_run(
 ) -> RunRecord:
     """Finalizes a stored run (idempotent: a finalized run is returned as stored)."""
     now = to_millis(now)
+    check_run_outcome(execution, [])
     with run_lock(tenant, run_id):
         run = stored_run(store, tenant, run_id)
         if run.finalized:

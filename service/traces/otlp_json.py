@@ -15,7 +15,7 @@ import msgspec
 
 # The logs decoder's value structs and their coercion: one reading of OTLP attribute values.
 from service.judge.otlp import Attributes
-from service.judge.otlp_json import KeyValue, Resource, UnixNanos, decode_tolerating_items
+from service.judge.otlp_json import UNDECODABLE, KeyValue, Resource, UnixNanos, decode_tolerating_items
 from service.judge.otlp_json import _attributes as attributes_of
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
@@ -112,7 +112,7 @@ def _malformed(error: Exception) -> TraceDecodeError:
 def _span_or_none(raw: msgspec.Raw) -> SpanJson | None:
     try:
         return _span_decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except UNDECODABLE:
         return None
 
 

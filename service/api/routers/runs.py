@@ -10,12 +10,12 @@ from fastapi.concurrency import run_in_threadpool
 from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
 from service.api.openapi import array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute, parse_body
-from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, RunOpen, StorableTime
+from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
 from service.diagnosis import parse_run
 from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
 from service.services import runs
-from service.services.inputs import RunSpec, check_request_size
+from service.services.inputs import RunFields, check_request_size, run_spec
 from service.services.views import (
     decode_cursor,
     encode_cursor,
@@ -37,16 +37,8 @@ EVENTS_BODY = request_body(
 
 
 @router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run")
-def open_run(body: RunOpen, principal: Ingest, store: StoreDep, now: Now) -> Any:
-    spec = RunSpec(
-        identity=body.identity,
-        run_id=body.run_id,
-        suite=body.suite or "",
-        task_id=body.task_id or "",
-        trial=body.trial,
-        metadata=body.metadata,
-    )
-    return run_detail(runs.open_run(store, principal.tenant, spec, now))
+def open_run(body: RunFields, principal: Ingest, store: StoreDep, now: Now) -> Any:
+    return run_detail(runs.open_run(store, principal.tenant, run_spec(body), now))
 
 
 @router.post(

@@ -11,13 +11,13 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from service.api.coalesce import Coalescer
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep, WriteLimiter
-from service.api.openapi import array_or_wrapped, request_body
+from service.api.openapi import array_or_wrapped, inline_schema, request_body
 from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.api.state import StoreHolder
 from service.diagnosis import RunInput, parse_run, parse_runs
 from service.errors import ClientError
-from service.services.inputs import SessionInput, session_inputs
+from service.services.inputs import SessionBody, SessionInput, session_inputs
 from service.services.runs import Ingested, ingest_each, ingest_sessions
 from service.services.views import run_summary
 from service.settings import Settings
@@ -28,28 +28,8 @@ VERDICT_FIELDS = (
     "primary_failure", "tool_calls",
 )  # fmt: skip
 
-_RUN_SCHEMA = {
-    "type": "object",
-    "required": ["identity", "events"],
-    "properties": {
-        "run_id": {"type": "string"},
-        "identity": {"type": "string"},
-        "suite": {"type": "string"},
-        "task_id": {"type": "string"},
-        "trial": {"type": "integer"},
-        "metadata": {"type": "object"},
-        "execution": {"type": "object"},
-        "events": {"type": "array", "items": {"type": "object"}},
-    },
-}
-SESSION_BODY = request_body(
-    _RUN_SCHEMA,
-    example={
-        "run_id": "run-clean-001",
-        "identity": "agent-atlas",
-        "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
-    },
-)
+_RUN_SCHEMA = inline_schema(SessionBody)
+SESSION_BODY = request_body(_RUN_SCHEMA)
 BATCH_BODY = request_body(array_or_wrapped("sessions", _RUN_SCHEMA), ndjson=True)
 
 
