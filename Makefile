@@ -3,10 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-ENGINE := $(wildcard service/diagnosis/*.py service/diagnosis/detectors/*.py)
-COMPILED := $(VENV)/.engine-compiled
 
-.PHONY: install browser lint test fuzz run bench migrate clean clean-engine
+.PHONY: install browser lint test fuzz run bench migrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,13 +12,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# The diagnosis engine compiled with mypyc (scripts/compile_engine.py), again whenever a source changes;
-# without a C compiler it runs from its sources.
-$(COMPILED): $(STAMP) $(ENGINE) service/diagnosis service/diagnosis/detectors scripts/compile_engine.py
-	$(PY) scripts/compile_engine.py || true
-	touch $@
-
-install: $(STAMP) $(COMPILED)
+install: $(STAMP)
 
 # The browser tests (tests/test_ui.py) drive Debian's chromium: installed when missing and we may.
 browser:
@@ -31,8 +23,8 @@ browser:
 
 # The quality gate: formatting, lint and types. `make test` runs it first, so CI enforces it.
 lint: install
-	$(VENV)/bin/ruff format --check service tests bench scripts
-	$(VENV)/bin/ruff check service tests bench scripts
+	$(VENV)/bin/ruff format --check service tests bench
+	$(VENV)/bin/ruff check service tests bench
 	$(VENV)/bin/mypy
 
 # The `ci` hypothesis profile (tests/conftest.py): the same examples on every run, so CI never turns red by luck.
@@ -57,9 +49,5 @@ bench: install
 migrate: install
 	$(PY) -m service migrate
 
-clean-engine:
-	$(PYTHON) scripts/compile_engine.py --remove
-	rm -rf build/engine $(COMPILED)
-
-clean: clean-engine
+clean:
 	rm -rf $(VENV) .repute .pytest_cache

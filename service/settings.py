@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     session_sweep_seconds: float = 60.0
     trace_settle_seconds: float = 10.0
     otlp_identity_attributes: list[str] = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
+    # Personal data in telemetry, stored as a per-tenant pseudonym (SPEC §3.2; service/otlp/redaction.py).
+    redact_attributes: list[str] = ["user.email"]
 
     alert_webhook_url: str | None = None
     alert_interval_seconds: float = 60.0

@@ -11,7 +11,7 @@ import orjson
 from typer.testing import CliRunner
 
 from service.cli import app as cli
-from service.testing.live import free_port, start_server_process
+from service.testing.live import free_port, server_log, start_server_process
 from tests.conftest import FIXTURES
 
 
@@ -138,10 +138,12 @@ def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path:
 
 
 def _output_of_a_start(data_dir: Path) -> str:
+    log = server_log(data_dir)
+    before = log.stat().st_size if log.exists() else 0
     server = start_server_process(data_dir, free_port())
     server.send_signal(signal.SIGTERM)
-    output, _ = server.communicate(timeout=30)
-    return output.decode()
+    server.wait(timeout=30)
+    return log.read_bytes()[before:].decode()
 
 
 def test_the_admin_key_is_printed_once_when_created(tmp_path: Path) -> None:

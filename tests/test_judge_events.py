@@ -34,18 +34,27 @@ def test_fixture_session_maps_to_the_documented_events() -> None:
         "tool": "Read",
         "args": {"call": 1},
     }
+    # SPEC §3.2 changed on 2026-11-25: Claude Code's durations, token split, cache, cost and model are kept.
     assert output == {
         "event": "tool_output",
         "event_id": output["event_id"],
         "timestamp": 1763629231 * NANOS_PER_SECOND,
         "tool": "Read",
         "status": "ok",
+        "duration_ms": 247,
     }
     assert events[7] == {
         "event": "token_usage",
         "event_id": events[7]["event_id"],
         "timestamp": 1763629294 * NANOS_PER_SECOND,
         "total_tokens": 4875 + 176,
+        "input_tokens": 4875,
+        "output_tokens": 176,
+        "cache_read_tokens": 9455,
+        "cache_creation_tokens": 1199,
+        "cost_usd": "0.031531",
+        "model": "claude-sonnet",
+        "duration_ms": 3549,
     }
     assert [event["status"] for event in events if event["event"] == "tool_output"].count("error") == 1
     assert len({event["event_id"] for event in events}) == len(events)
@@ -125,6 +134,7 @@ def test_tool_parameters_become_args(parameters: object, args: dict) -> None:
 
 
 def test_api_error_gives_an_error_and_a_retry_after_the_first_attempt() -> None:
+    """Its fields are kept (SPEC §3.2 as rewritten on 2026-11-25), the numbers read as integers."""
     first = to_run_events([record("api_error", 1, error="overloaded", status_code="529", attempt="1", model="m")])
     assert first == [
         {
@@ -132,13 +142,29 @@ def test_api_error_gives_an_error_and_a_retry_after_the_first_attempt() -> None:
             "event_id": first[0]["event_id"],
             "timestamp": NANOS_PER_SECOND,
             "error": "overloaded",
-            "status_code": "529",
-            "attempt": "1",
+            "status_code": 529,
+            "attempt": 1,
+            "model": "m",
         }
     ]
     later = to_run_events([record("api_error", 2, error="overloaded", attempt=3)])
     assert [event["event"] for event in later] == ["error_event", "retry_event"]
     assert later[1]["attempt"] == 3
+
+
+def test_claude_code_usage_cost_cache_and_durations_are_kept() -> None:
+    request = record(
+        "api_request", 1, input_tokens="4875", output_tokens=176, cache_read_tokens="9455",
+        cache_creation_tokens=1199, cost_usd=0.031531, model="claude-sonnet", duration_ms="3549",
+    )  # fmt: skip
+    tool = record("tool_result", 2, tool_name="Read", success="true", duration_ms="247")
+    usage, _call, output = to_run_events([request, tool])
+    assert {key: value for key, value in usage.items() if key not in ("event_id", "timestamp")} == {
+        "event": "token_usage", "total_tokens": 5051, "input_tokens": 4875, "output_tokens": 176,
+        "cache_read_tokens": 9455, "cache_creation_tokens": 1199, "cost_usd": "0.031531", "model": "claude-sonnet",
+        "duration_ms": 3549,
+    }  # fmt: skip
+    assert (output["event"], output["duration_ms"]) == ("tool_output", 247)
 
 
 def test_other_records_keep_their_bare_name_and_attributes() -> None:

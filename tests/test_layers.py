@@ -12,12 +12,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "service"
 # Lowest first. A module may import its own layer and the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # pure cores: no I/O beyond what they are handed
-    ("vocab", "errors", "ids", "settings", "periodic", "priority", "diagnosis", "judge", "outcome", "gate",
-     "run_report", "reputation", "traces"),
+    ("vocab", "errors", "ids", "settings", "periodic", "deadlines", "priority", "diagnosis", "judge", "outcome", "gate",
+     "run_report", "reputation", "traces", "otlp"),
     ("store",),  # repositories: SQL over ClickHouse
     ("services", "alerts"),  # use cases: the only callers of the store
-    ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__",
-     "compiled"),
+    ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__"),
 )  # fmt: skip
 LAYER_OF = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 ENGINE_FORBIDDEN = ("fastapi", "starlette", "clickhouse_connect", "chdb", "service.store", "service.api")

@@ -281,8 +281,11 @@ def test_otlp_runs_take_no_run_events(client: httpx.Client) -> None:
     traced = request_of(proto_span(1, trace_id=bytes.fromhex("5a" * 16), attributes=tool_span))
     protobuf = {"content-type": "application/x-protobuf"}
     assert client.post("/v1/traces", content=traced.SerializeToString(), headers=protobuf).status_code == 200
+    # A trace-born run is a run once finalized (SPEC §3.4: its id comes from all of its spans).
+    assert client.post(f"/v1/runs/{'5a' * 16}/events", json=[{"event": "decision"}]).status_code == 404
+    client.post(f"/v1/runs/{'5a' * 16}/finalize").raise_for_status()
     appended = client.post(f"/v1/runs/{'5a' * 16}/events", json=[{"event": "decision"}])
-    assert appended.status_code == 409 and "send its telemetry to /v1/traces" in appended.json()["detail"]
+    assert appended.status_code == 409 and "finalized" in appended.json()["detail"]
 
 
 def _status(response: httpx.Response) -> tuple[int, str]:

@@ -25,24 +25,27 @@ def hex_id(number: int) -> str:
 
 # --- identity and context -----------------------------------------------------------------------
 
+AGENT = {"gen_ai.operation.name": "invoke_agent"}
 
-def test_identity_is_agent_id_then_agent_name_then_service_name() -> None:
+
+def test_identity_is_the_root_agent_id_then_name_then_the_earliest_agent_span_then_service_name() -> None:
     service = {"service.name": "svc"}
-    named = make_span(2, parent=1, attributes={"gen_ai.agent.name": "Planner"}, resource=service)
-    with_id = make_span(3, parent=1, attributes={"gen_ai.agent.id": "agent-9"}, resource=service)
     root = make_span(1, resource=service)
-    assert map_run("r", [root, named, with_id]).identity == "agent-9"
-    assert map_run("r", [root, named]).identity == "Planner"
-    assert map_run("r", [root]).identity == "svc"
+    named_agent = make_span(2, parent=1, start=T0 + MS, attributes={**AGENT, "gen_ai.agent.name": "Planner"})
+    later_agent = make_span(3, parent=1, start=T0 + 2 * MS, attributes={**AGENT, "gen_ai.agent.id": "agent-9"})
+    not_an_agent = make_span(4, parent=1, attributes={"gen_ai.agent.name": "Tool-ish"})
+    assert map_run("r", [root, named_agent, later_agent]).identity == "Planner"
+    assert map_run("r", [root, later_agent]).identity == "agent-9"
+    assert map_run("r", [root, not_an_agent]).identity == "svc"
+    root_named = make_span(1, resource=service, attributes={"gen_ai.agent.name": "Root", "gen_ai.agent.id": "root-1"})
+    assert map_run("r", [root_named, named_agent]).identity == "root-1"
     assert map_run("r", [make_span(1)]).identity is None
 
 
-def test_identity_prefers_the_root_then_span_order() -> None:
-    early = make_span(2, parent=1, start=T0, attributes={"gen_ai.agent.name": "early"})
-    late = make_span(3, parent=1, start=T0 + 2 * MS, attributes={"gen_ai.agent.name": "late"})
-    root = make_span(1, start=T0 + MS, attributes={"gen_ai.agent.name": "root"})
-    assert map_run("r", [late, early, root]).identity == "root"
-    assert map_run("r", [late, early]).identity == "early"
+def test_without_a_parentless_span_the_earliest_span_is_the_root() -> None:
+    orphan = make_span(2, parent=9, start=T0, resource={"service.name": "first"})
+    later = make_span(3, parent=9, start=T0 + MS, resource={"service.name": "second"})
+    assert map_run("r", [later, orphan]).identity == "first"
 
 
 def test_suite_task_and_trial_come_from_span_or_resource_attributes() -> None:
@@ -52,6 +55,13 @@ def test_suite_task_and_trial_come_from_span_or_resource_attributes() -> None:
     assert map_run("r", [make_span(1, attributes={"repute.trial": 0})]).trial == 0
     unreadable = map_run("r", [make_span(1, attributes={"repute.trial": "second", "repute.suite": ["x"]})])
     assert (unreadable.suite, unreadable.task_id, unreadable.trial) == (None, None, None)
+
+
+def test_the_run_spans_from_the_earliest_start_to_the_latest_end() -> None:
+    long_root = make_span(1, start=T0, end=T0 + 9 * MS)
+    last_start = make_span(2, parent=1, start=T0 + 5 * MS, end=T0 + 6 * MS)
+    run = map_run("r", [last_start, long_root])
+    assert (run.started_unix_nano, run.ended_unix_nano) == (T0, T0 + 9 * MS)
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -68,7 +78,7 @@ def test_spans_are_ordered_by_start_then_end_then_span_id() -> None:
     assert span_ids == [hex_id(7), hex_id(3), hex_id(5), hex_id(9)]
 
 
-def test_execute_tool_gives_a_call_then_its_output() -> None:
+def test_a_tool_span_gives_a_call_then_its_output_and_a_failed_one_its_error() -> None:
     ok, failed = tool_span(1), tool_span(2, start=T0 + MS, error=True, message="no network")
     events = map_run("r", [failed, ok]).events
     common = {"event_id": hex_id(1), "span_id": hex_id(1), "timestamp": "2023-11-14T22:13:20.000Z"}
@@ -76,87 +86,154 @@ def test_execute_tool_gives_a_call_then_its_output() -> None:
         {"event": "tool_call", **common, "tool": "search", "args": {"q": "x"}},
         {"event": "tool_output", **common, "tool": "search", "status": "ok"},
     ]
-    assert [(e["event"], e.get("status"), e.get("error")) for e in events[2:]] == [
-        ("tool_call", None, None),
-        ("tool_output", "error", None),
-        ("error_event", None, "no network"),
+    assert [(e["event"], e.get("status"), e.get("error"), e.get("message")) for e in events[2:]] == [
+        ("tool_call", None, None, None),
+        ("tool_output", "error", None, None),
+        ("error_event", None, "error", "no network"),
     ]
 
 
 @pytest.mark.parametrize(
-    ("arguments", "args"),
+    ("attributes", "name", "tool", "args"),
     [
-        ('{"path": "/tmp", "n": 2}', {"path": "/tmp", "n": 2}),
-        ({"path": "/tmp"}, {"path": "/tmp"}),  # a kvlist value
-        ("[1, 2]", {}),
-        ("not json", {}),
-        ("", {}),
-        (7, {}),
-        (None, {}),
-        ('{"a": ' * 40 + "1" + "}" * 40, {}),  # nested deeper than attribute values may be
+        ({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t", "gen_ai.tool.args": '{"a": 1}'},
+         "span", "t", {"a": 1}),
+        ({"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": '{"a": 1}',
+          "tool.parameters": '{"type": "object"}'}, "span", "t", {"a": 1}),  # tool.parameters: a schema
+        ({"traceloop.span.kind": "tool", "traceloop.entity.name": "t", "traceloop.entity.input": '{"a": 1}'},
+         "span", "t", {"a": 1}),
+        ({"gen_ai.operation.name": "execute_tool", "gcp.vertex.agent.tool_call_args": '{"a": 1}'},
+         "execute_tool t", "execute_tool t", {"a": 1}),  # no name attribute: the span's name
+        ({"openinference.span.kind": "TOOL", "input.value": "{'a': 1}"}, "t", "t", {"span": hex_id(1)}),
     ],
-)
-def test_tool_arguments_are_a_json_object_or_empty(arguments: Any, args: dict[str, Any]) -> None:
-    assert map_run("r", [tool_span(1, arguments=arguments)]).events[0]["args"] == args
+)  # fmt: skip
+def test_tool_spans_of_every_convention(attributes: dict, name: str, tool: str, args: dict) -> None:
+    call, output = map_run("r", [make_span(1, name=name, attributes=attributes)]).events
+    assert (call["event"], call["tool"], call["args"], output["event"], output["tool"]) == (
+        "tool_call", tool, args, "tool_output", tool
+    )  # fmt: skip
 
 
-@pytest.mark.parametrize("operation", ["chat", "text_completion", "generate_content"])
 @pytest.mark.parametrize(
-    ("usage", "total"),
+    "arguments",
+    ["[1, 2]", "not json", "", 7, None, '{"a": ' * 40 + "1" + "}" * 40],  # the last nests too deep
+)
+def test_unknown_tool_arguments_name_the_span_so_they_never_match(arguments: Any) -> None:
+    spans = [tool_span(1, arguments=arguments), tool_span(2, start=T0 + MS, arguments=arguments)]
+    calls = [event["args"] for event in map_run("r", spans).events if event["event"] == "tool_call"]
+    assert calls == [{"span": hex_id(1)}, {"span": hex_id(2)}]
+
+
+def test_a_kvlist_argument_value_is_an_object() -> None:
+    assert map_run("r", [tool_span(1, arguments={"path": "/tmp"})]).events[0]["args"] == {"path": "/tmp"}
+
+
+def test_the_tool_call_id_is_kept() -> None:
+    span = tool_span(1, attributes={"gen_ai.tool.call.id": "call_42"})
+    assert map_run("r", [span]).events[0]["call_id"] == "call_42"
+
+
+@pytest.mark.parametrize(
+    ("usage", "total", "split"),
     [
-        ({"gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": "300"}, 1500),
-        ({"gen_ai.usage.prompt_tokens": 70, "gen_ai.usage.completion_tokens": 30}, 100),
-        ({"gen_ai.usage.input_tokens": 5, "gen_ai.usage.prompt_tokens": 999, "gen_ai.usage.output_tokens": 1}, 6),
-        ({"gen_ai.usage.output_tokens": 9.0}, 9),
-        ({}, 0),
+        ({"gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": "300"}, 1500, (1200, 300)),
+        ({"gen_ai.usage.prompt_tokens": 70, "gen_ai.usage.completion_tokens": 30}, 100, (70, 30)),
+        ({"llm.usage.prompt_tokens": 7, "llm.usage.completion_tokens": 3, "llm.usage.total_tokens": 99}, 10, (7, 3)),
+        ({"llm.usage.total_tokens": 99}, 99, (None, None)),
+        ({"llm.token_count.prompt": 40, "llm.token_count.completion": 2}, 42, (40, 2)),
+        ({"llm.token_count.total": 12}, 12, (None, None)),
+        ({"gen_ai.usage.input_tokens": 5, "gen_ai.usage.prompt_tokens": 9, "gen_ai.usage.output_tokens": 1}, 6, (5, 1)),
+        ({"gen_ai.usage.output_tokens": 9.0}, 9, (0, 9)),
+        ({"gen_ai.usage.input_tokens": 10**13}, 0, (0, 0)),  # beyond any real count: unreadable
+    ],
+)  # fmt: skip
+def test_token_usage_comes_from_the_first_family_present(usage: dict, total: int, split: tuple) -> None:
+    (event,) = map_run("r", [make_span(1, attributes=usage)]).events
+    assert (event["event"], event["total_tokens"]) == ("token_usage", total)
+    assert (event.get("input_tokens"), event.get("output_tokens")) == split
+
+
+def test_a_usage_event_keeps_the_model_provider_and_finish_reasons() -> None:
+    attributes = {
+        "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 3, "gen_ai.usage.output_tokens": 4,
+        "gen_ai.request.model": "gpt-4", "gen_ai.response.model": "gpt-4-0613", "gen_ai.system": "openai",
+        "gen_ai.response.finish_reasons": ["stop"],
+    }  # fmt: skip
+    (event,) = map_run("r", [make_span(1, attributes=attributes)]).events
+    assert (event["model"], event["provider"], event["finish_reasons"]) == ("gpt-4-0613", "openai", ["stop"])
+
+
+def test_nested_spans_carrying_the_same_request_count_it_once() -> None:
+    usage = {"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20}
+    agent = make_span(1, attributes={**AGENT, "gen_ai.agent.name": "a", "llm.token_count.total": 240})
+    framework = make_span(2, parent=1, attributes={"gen_ai.operation.name": "call_llm", **usage})
+    sdk = make_span(3, parent=2, name="openai.chat", attributes={"llm.request.type": "chat", **usage})
+    second = make_span(4, parent=1, start=T0 + MS, attributes={"gen_ai.operation.name": "chat", **usage})
+    events = map_run("r", [agent, framework, sdk, second]).events
+    assert [(e["span_id"], e["event"]) for e in events] == [
+        (hex_id(1), "state_transition"), (hex_id(3), "token_usage"), (hex_id(4), "token_usage"),
+    ]  # fmt: skip
+    assert sum(e["total_tokens"] for e in events if e["event"] == "token_usage") == 240
+    assert [e["event"] for e in map_run("r", [agent]).events] == ["state_transition", "token_usage"]
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [{"gen_ai.operation.name": "chat"}, {"openinference.span.kind": "LLM"}, {"llm.request.type": "chat"}],
+)
+def test_an_llm_request_without_usage_gives_nothing(attributes: dict) -> None:
+    assert map_run("r", [make_span(1, attributes=attributes)]).events == []
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Planner"},
+        {"gen_ai.operation.name": "create_agent", "gen_ai.agent.name": "Planner"},
+        {"openinference.span.kind": "AGENT", "gen_ai.agent.name": "Planner"},
+        {"traceloop.span.kind": "agent", "gen_ai.agent.name": "Planner"},
     ],
 )
-def test_model_calls_give_token_usage(operation: str, usage: dict[str, Any], total: int) -> None:
-    run = map_run("r", [make_span(1, attributes={"gen_ai.operation.name": operation, **usage})])
-    assert [(e["event"], e["total_tokens"]) for e in run.events] == [("token_usage", total)]
-
-
-@pytest.mark.parametrize("operation", ["invoke_agent", "create_agent"])
-def test_agent_operations_give_a_state_transition(operation: str) -> None:
-    attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": "Planner"}
+def test_agent_spans_give_a_state_transition_naming_the_agent(attributes: dict) -> None:
     (event,) = map_run("r", [make_span(1, attributes=attributes)]).events
     assert (event["event"], event["agent"]) == ("state_transition", "Planner")
 
 
 @pytest.mark.parametrize(
     "attributes",
-    [{}, {"gen_ai.operation.name": "embeddings"}, {"gen_ai.operation.name": ["chat"]}, {"gen_ai.system": "openai"}],
-)
+    [{}, {"gen_ai.operation.name": "embeddings"}, {"gen_ai.operation.name": ["chat"]}, {"gen_ai.system": "openai"},
+     {"openinference.span.kind": "CHAIN"}],
+)  # fmt: skip
 def test_spans_that_are_not_agent_evidence_map_to_nothing(attributes: dict[str, Any]) -> None:
     assert map_run("r", [make_span(1, attributes=attributes)]).events == []
 
 
-def test_an_error_span_gives_an_error_event_of_its_error_type_else_its_message() -> None:
-    typed = make_span(1, error=True, message="rate limited", attributes={"error.type": "RateLimitError"})
-    untyped = make_span(2, start=T0 + MS, error=True, message="rate limited")
-    bare = make_span(3, start=T0 + 2 * MS, error=True)
-    assert [(e["event"], e["error"]) for e in map_run("r", [typed, untyped, bare]).events] == [
-        ("error_event", "RateLimitError"),
-        ("error_event", "rate limited"),
-        ("error_event", None),
-    ]
-
-
-def test_exception_span_events_give_error_events() -> None:
-    span = make_span(
-        1,
-        attributes={"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 3},
-        events=(
-            SpanEvent("exception", {"exception.type": "TimeoutError", "exception.message": "slow"}),
-            SpanEvent("retry", {}),
-            SpanEvent("exception", {"exception.type": "ValueError"}),
+def test_an_error_span_gives_exactly_one_error_event() -> None:
+    exception = SpanEvent("exception", {"exception.type": "TimeoutError", "exception.message": "slow"})
+    last = SpanEvent("exception", {"exception.type": "ValueError", "exception.message": "bad value"})
+    spans = [
+        make_span(
+            1, error=True, message="rate limited", attributes={"error.type": "RateLimitError"}, events=(exception,)
         ),
-    )
-    assert [(e["event"], e.get("error")) for e in map_run("r", [span]).events] == [
-        ("token_usage", None),
-        ("error_event", "TimeoutError"),
-        ("error_event", "ValueError"),
+        make_span(2, start=T0 + MS, error=True, events=(exception, SpanEvent("retry", {}), last)),
+        make_span(3, start=T0 + 2 * MS, error=True, attributes={"http.response.status_code": 503}),
+        make_span(4, start=T0 + 3 * MS, error=True, attributes={"http.status_code": "404"}, message="x" * 2000),
+        make_span(5, start=T0 + 4 * MS, error=True),
     ]
+    events = map_run("r", spans).events
+    assert [(e["event"], e["error"], e.get("message")) for e in events] == [
+        ("error_event", "RateLimitError", "rate limited"),
+        ("error_event", "ValueError", "bad value"),
+        ("error_event", "http_503", None),
+        ("error_event", "http_404", "x" * 1000),
+        ("error_event", "error", None),
+    ]
+
+
+def test_a_handled_exception_is_no_error() -> None:
+    cancelled = SpanEvent("exception", {"exception.type": "asyncio.CancelledError"})
+    span = make_span(1, name="dequeue_event", events=(cancelled, cancelled))
+    assert map_run("r", [span]).events == []
 
 
 def test_events_are_valid_run_events_with_the_span_start_as_timestamp() -> None:

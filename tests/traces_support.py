@@ -105,6 +105,7 @@ def make_span(
     *,
     trace_id: bytes = TRACE_A,
     parent: int | None = None,
+    name: str | None = None,
     start: int = T0,
     end: int | None = None,
     attributes: dict[str, Any] | None = None,
@@ -113,12 +114,13 @@ def make_span(
     message: str = "",
     events: tuple[SpanEvent, ...] = (),
 ) -> Span:
-    """A decoded span built directly, for the grouping and mapping tests."""
+    """A decoded span built directly, for the grouping and mapping tests (named `span <number>` unless
+    `name` is given)."""
     return Span(
         trace_id=trace_id.hex(),
         span_id=span_id(number).hex(),
         parent_span_id=span_id(parent).hex() if parent is not None else None,
-        name=f"span {number}",
+        name=f"span {number}" if name is None else name,
         start_unix_nano=start,
         end_unix_nano=start + MS if end is None else end,
         status_error=error,

@@ -17,10 +17,11 @@ from service.api.paths import ControlCharacterGuard
 from service.api.reads_first import ReadsFirstMiddleware
 from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
 from service.api.state import StoreHolder
+from service.deadlines import Deadlines
 from service.periodic import Periodic
 from service.services.keys import Principal
 from service.services.sessions import finalize_idle
-from service.services.traces import finalize_due
+from service.services.traces import finalize_due, finalize_if_settled
 from service.settings import Settings, get_settings
 from service.store.client import Store
 
@@ -49,6 +50,21 @@ def start_session_sweeper(store: Callable[[], Store], settings: Settings, metric
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
 
+def settle_timer(store: Callable[[], Store], settings: Settings, metrics: Metrics) -> Deadlines[tuple[str, str]]:
+    """Finalizes a trace-born run `trace_settle_seconds` after its last span once its root has arrived
+    (SPEC §3.4: within about a second, not at the sweeper's pace). The receiver sets each run's deadline;
+    the sweeper catches up after a restart. Started with the server (an in-process app has none running:
+    its callers finalize)."""
+    settle = timedelta(seconds=settings.trace_settle_seconds)
+
+    def due(key: tuple[str, str], now: datetime) -> datetime | None:
+        settling = finalize_if_settled(store(), *key, now, settle, settings.quality_pass_threshold)
+        metrics.runs_finalized.inc(settling.finalized)
+        return settling.look_again
+
+    return Deadlines("repute-trace-settle", due)
+
+
 def create_app(
     settings: Settings | None = None, store: Store | None = None, acting_as: Principal | None = None
 ) -> FastAPI:
@@ -61,10 +77,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
         app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics)
+        app.state.settle_timer.start()
         try:
             yield
         finally:
-            for worker in (app.state.alert_evaluator, app.state.session_sweeper):
+            for worker in (app.state.alert_evaluator, app.state.session_sweeper, app.state.settle_timer):
                 if worker is not None:
                     worker.stop()
             holder.close()
@@ -78,6 +95,7 @@ def create_app(
     app.state.metrics = Metrics()
     app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
     app.state.single_runs = sessions.single_run_writer(holder, settings)
+    app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics)
     errors.install(app)
     for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
         app.include_router(module.router)

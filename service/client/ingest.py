@@ -1,5 +1,7 @@
-"""`repute ingest`: session files (any §3.1 encoding), directories of them, and the OTLP Collector file
-exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans).
+"""`repute ingest`: session files (any §3.1 encoding), directories of them, the OTLP Collector file
+exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans), an OTLP/JSON document (Tempo's
+exports included), and trace exports of other formats: a Jaeger query-API export, OTel SDK spans as
+frameworks save them (SPEC §3.4 "Other trace formats"), converted to spans and sent as OTLP.
 Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch."""
 
 import hashlib
@@ -17,10 +19,14 @@ from service.client.api import ApiClient, ApiError
 from service.diagnosis import parse_run
 from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
+from service.otlp.shapes import describe
 from service.services.inputs import SessionInput, session_input
-from service.traces import decode_json_traces, group_runs
+from service.traces import DecodedSpans, decode_json_traces, group_runs
+from service.traces.formats import read_document, spans_of, spans_of_lines
+from service.traces.otlp_json import encode_json_traces
 
 SESSION_SUFFIXES = {".json", ".jsonl", ".ndjson"}
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # the server's default body limit
 
 
 @dataclass
@@ -51,19 +57,52 @@ def expand(paths: list[Path]) -> Iterator[Path]:
             yield path
 
 
-def _otlp_signal(head: bytes) -> str | None:
-    """'logs' or 'traces' for a Collector file-exporter file, else None (a session file)."""
-    for key, signal in ((b'"resourceLogs"', "logs"), (b'"resourceSpans"', "traces")):
-        if key in head[:4096]:
-            return signal
-    return None
+LOGS, TRACES, SPANS = "logs", "traces", "spans"
+_SIGNAL_KEYS = (
+    (b'"resourceLogs"', LOGS), (b'"resourceSpans"', TRACES), (b'"batches"', TRACES), (b'"traceID"', SPANS),
+    (b'"span_id"', SPANS), (b'"start_time"', SPANS),
+)  # fmt: skip
+SPANS_PER_REQUEST = 1000
+
+
+def _telemetry_kind(head: bytes) -> str | None:
+    """LOGS or TRACES for OTLP, SPANS for trace exports of other formats; None for a session file."""
+    return next((kind for key, kind in _SIGNAL_KEYS if key in head[:4096]), None)
 
 
 def _run_ids(signal: str, line: bytes) -> list[str]:
-    """The runs a line of OTLP feeds, as the server groups them (SPEC §3.2 sessions, §3.4 traces)."""
-    if signal == "logs":
+    """The runs a document of OTLP feeds, as the server groups them (SPEC §3.2 sessions, §3.4 traces)."""
+    if signal == LOGS:
         return [record.session_id for record in decode_json_body(line).records if record.session_id]
     return list(group_runs(decode_json_traces(line).spans))
+
+
+def _documents(path: Path, max_bytes: int) -> Iterator[bytes]:
+    """The file as one JSON document when it is one (a pretty-printed export), else its lines."""
+    if path.stat().st_size <= max_bytes:
+        data = path.read_bytes()
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
+            yield from data.splitlines()
+        else:
+            yield data
+        return
+    with path.open("rb") as lines:
+        yield from lines
+
+
+def _exported_spans(path: Path) -> DecodedSpans:
+    """A Jaeger export or SDK spans, read by the file's shape (one document, or one span per line)."""
+    data = path.read_bytes()
+    try:
+        return spans_of(read_document(data))
+    except ValueError:
+        pass
+    try:
+        return spans_of_lines(data.splitlines())
+    except ValueError as error:
+        raise OTLPDecodeError(f"neither one JSON document nor JSON lines: {error}") from None
 
 
 def session_of(data: bytes, identity: str | None) -> SessionInput:
@@ -98,22 +137,39 @@ def post_sessions(client: ApiClient, sessions: list[SessionInput]) -> list[bool]
 
 
 def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[bool]:
-    """Through /v1/logs or /v1/traces like any OTLP emitter, line by line, then finalize each run stored."""
+    """Through /v1/logs or /v1/traces like any OTLP emitter, document by document, then finalize each run."""
     run_ids: dict[str, None] = {}
-    with path.open("rb") as lines:
-        for line in lines:
-            advance(len(line))
-            if not line.strip():
-                continue
-            run_ids.update(dict.fromkeys(_run_ids(signal, line)))
-            client.request("POST", f"/v1/{signal}", content=line, headers={"content-type": "application/json"})
+    for document in _documents(path, MAX_DOCUMENT_BYTES):
+        advance(len(document))
+        if not document.strip():
+            continue
+        run_ids.update(dict.fromkeys(_run_ids(signal, document)))
+        client.request("POST", f"/v1/{signal}", content=document, headers={"content-type": "application/json"})
+    return finalize_runs(client, list(run_ids))
+
+
+def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], None]) -> list[bool]:
+    """A trace export of another format, converted to spans and sent as OTLP/JSON, then each run finalized."""
+    decoded = _exported_spans(path)
+    if decoded.rejected_count:
+        raise OTLPDecodeError(f"{decoded.rejected_count} spans cannot be read: {decoded.rejection_message()}")
+    if not decoded.spans:
+        raise OTLPDecodeError(f"no spans: the file looks like {describe(read_document(path.read_bytes()))}")
+    for start in range(0, len(decoded.spans), SPANS_PER_REQUEST):
+        body = orjson.dumps(encode_json_traces(decoded.spans[start : start + SPANS_PER_REQUEST]))
+        client.request("POST", "/v1/traces", content=body, headers={"content-type": "application/json"})
+    advance(path.stat().st_size)
+    return finalize_runs(client, list(group_runs(decoded.spans)))
+
+
+def finalize_runs(client: ApiClient, run_ids: list[str]) -> list[bool]:
+    """Finalizes each run; whether each was new (False: already finalized). A run id that names no run
+    (everything of it rejected, or its trace turned out to belong to a conversation) is skipped."""
     created = []
     for run_id in run_ids:
         stored = client.json("GET", f"/v1/runs/{run_id}")
-        if stored is None:  # everything of the run was rejected
-            continue
-        client.request("POST", f"/v1/runs/{run_id}/finalize")
-        created.append(stored["status"] == "open")
+        if client.request("POST", f"/v1/runs/{run_id}/finalize") is not None:
+            created.append(stored is None or stored["status"] == "open")
     return created
 
 
@@ -134,12 +190,18 @@ class _Ingest:
         self.summary.files += 1
         try:
             with path.open("rb") as head:
-                signal = _otlp_signal(head.read(4096))
-            if signal:
-                lines = progress.add_task(path.name, total=path.stat().st_size)
-                for created in post_otlp_file(self.client, path, signal, partial(progress.advance, lines)):
+                kind = _telemetry_kind(head.read(4096))
+            if kind:
+                task = progress.add_task(path.name, total=path.stat().st_size)
+                advance = partial(progress.advance, task)
+                posted = (
+                    post_exported_spans(self.client, path, advance)
+                    if kind == SPANS
+                    else post_otlp_file(self.client, path, kind, advance)
+                )
+                for created in posted:
                     self.summary.count(created)
-                progress.remove_task(lines)
+                progress.remove_task(task)
             else:
                 self.pending.append((path, session_of(path.read_bytes(), self.identity)))
         except (OSError, OTLPDecodeError, ClientError) as exc:

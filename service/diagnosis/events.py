@@ -148,10 +148,11 @@ def _iso_ms(text: str) -> int | None:
     return (moment - _EPOCH) // _ONE_MS
 
 
-def _epoch_ms(number: float) -> int | None:
+def _epoch_ms(number: int | float) -> int | None:
+    """Integers stay integers end to end (exact at any size); floats are floored."""
     for below, multiply, divide in _EPOCH_SCALES:
         if abs(number) < below:
-            return int(number * multiply // divide)  # exact for integers, floored for floats
+            return int(number * multiply // divide)
     return None
 
 

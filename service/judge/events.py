@@ -2,12 +2,19 @@
 
 | record         | run events                                                                  |
 |----------------|-----------------------------------------------------------------------------|
-| tool_result    | tool_call {tool, args}, then tool_output {tool, status: "ok" or "error"}     |
-| api_request    | token_usage {total_tokens: input_tokens + output_tokens}                    |
-| api_error      | error_event {error, status_code, attempt (those present)}, then             |
-|                | retry_event {attempt} when attempt > 1                                      |
+| tool_result    | tool_call {tool, args}, then tool_output {tool, status: "ok" or "error",    |
+|                | duration_ms}                                                                |
+| api_request    | token_usage {total_tokens: input_tokens + output_tokens, input_tokens,      |
+|                | output_tokens, cache_read_tokens, cache_creation_tokens, cost_usd, model,   |
+|                | duration_ms}                                                                |
+| api_error      | error_event {error, status_code, message, attempt, duration_ms, model},     |
+|                | then retry_event {attempt} when attempt > 1                                 |
 | anything else  | its bare name as the type (process_output when it has none), its attributes |
 |                | as fields                                                                   |
+
+Fields the record does not carry are left out. Counts, durations and status codes are integers;
+`cost_usd` is the exact decimal as text ("0.031531"), never a binary float. Only `total_tokens` feeds the
+diagnosis; the rest is kept for people and for the session score (SPEC §3.2).
 
 `args` is the `tool_parameters` JSON object. When it is absent, blank or not a JSON object (unparsable
 text, an array, a number), `args` is {"call": <the record's position in the session>} (SPEC §3.2, as
@@ -36,11 +43,13 @@ import orjson
 
 from service.diagnosis.events import DEFAULT_TYPE, canonical_type
 from service.judge.otlp import Attributes, AttributeValue, LogRecord
-from service.judge.values import as_int, is_true
+from service.judge.values import as_decimal, as_int, is_true
 
 RunEvent = dict[str, Any]
-ERROR_FIELDS = ("error", "status_code", "attempt")
 DIGEST_CHARS = 16
+COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "duration_ms")
+ERROR_COUNTS = ("status_code", "attempt", "duration_ms")
+MESSAGE_CHARS = 1000
 
 
 def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
@@ -84,15 +93,33 @@ def _mapped(record: LogRecord, position: int) -> list[tuple[str, Attributes]]:
         tool = attributes.get("tool_name")
         status = "ok" if is_true(attributes.get("success")) else "error"
         args = tool_call_args(attributes.get("tool_parameters"), position)
-        return [("tool_call", {"tool": tool, "args": args}), ("tool_output", {"tool": tool, "status": status})]
+        output = {"tool": tool, "status": status, **_counts(attributes, ("duration_ms",))}
+        return [("tool_call", {"tool": tool, "args": args}), ("tool_output", output)]
     if name == "api_request":
         total = as_int(attributes.get("input_tokens")) + as_int(attributes.get("output_tokens"))
-        return [("token_usage", {"total_tokens": total})]
+        return [("token_usage", {"total_tokens": total, **_counts(attributes, COUNTS), **_usage_texts(attributes)})]
     if name == "api_error":
-        error = ("error_event", {key: attributes[key] for key in ERROR_FIELDS if key in attributes})
+        error = {**_texts(attributes, ("error", "message", "model")), **_counts(attributes, ERROR_COUNTS)}
         attempt = as_int(attributes.get("attempt"))
-        return [error, ("retry_event", {"attempt": attempt})] if attempt > 1 else [error]
+        return (
+            [("error_event", error), ("retry_event", {"attempt": attempt})] if attempt > 1 else [("error_event", error)]
+        )
     return [(canonical_type(name) if name else DEFAULT_TYPE, attributes)]
+
+
+def _counts(attributes: Attributes, names: tuple[str, ...]) -> dict[str, int]:
+    return {name: as_int(attributes[name]) for name in names if name in attributes}
+
+
+def _texts(attributes: Attributes, names: tuple[str, ...]) -> dict[str, str]:
+    return {name: str(attributes[name])[:MESSAGE_CHARS] for name in names if attributes.get(name) is not None}
+
+
+def _usage_texts(attributes: Attributes) -> dict[str, str]:
+    fields = _texts(attributes, ("model",))
+    if "cost_usd" in attributes:
+        fields["cost_usd"] = format(as_decimal(attributes["cost_usd"]), "f")
+    return fields
 
 
 def _event(event_type: str, fields: Attributes, event_id: str, time_unix_nano: int | None) -> RunEvent:

@@ -28,6 +28,7 @@ from service.judge.otlp import (
     record_time,
     session_id_text,
 )
+from service.otlp.shapes import OTLP_LOGS, foreign_body
 
 Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
 # fixed64 in the proto; msgspec bounds only fit int64, which reaches the year 2262.
@@ -93,7 +94,8 @@ _record_decoder = msgspec.json.Decoder(LogRecordJson, strict=False)
 
 
 def decode_json_body(data: bytes | str) -> DecodedBatch:
-    """One ExportLogsServiceRequest in OTLP/JSON."""
+    """One ExportLogsServiceRequest in OTLP/JSON; raises OTLPDecodeError when it is not one, naming what
+    the body looks like when it is another format (shapes.foreign_body)."""
     return _batch(_decode_request(data))
 
 
@@ -149,8 +151,15 @@ def decode_tolerating_items(
 
 
 def _decode_request(data: bytes | str) -> ExportLogsServiceRequest[LogRecordJson | None]:
-    """The request; a record that does not fit the schema is replaced by None."""
-    return decode_tolerating_items(data, _request_decoder, _raw_records_decoder, _rebuild, _malformed)
+    """The request; a record that does not fit the schema is replaced by None. JSON of another shape
+    raises OTLPDecodeError naming what it looks like (shapes.foreign_body)."""
+    try:
+        request = decode_tolerating_items(data, _request_decoder, _raw_records_decoder, _rebuild, _malformed)
+    except OTLPDecodeError as error:
+        raise OTLPDecodeError(foreign_body(data, OTLP_LOGS) or str(error)) from None
+    if not request.resource_logs and (foreign := foreign_body(data, OTLP_LOGS)):
+        raise OTLPDecodeError(foreign)
+    return request
 
 
 def _rebuild(request: ExportLogsServiceRequest[msgspec.Raw]) -> ExportLogsServiceRequest[LogRecordJson | None]:

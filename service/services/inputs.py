@@ -10,6 +10,7 @@ column holds.
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
@@ -138,6 +139,9 @@ class FinalizeRequest(_NormalizedOnce):
     execution: dict[str, Any] | None = None
     session_performance: dict[str, Any] | None = None
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
+    # When the run's evidence says when it ran better than its events' times (a trace: its spans' ends).
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -256,6 +260,21 @@ class Received:
         if count:
             self.rejected += count
             self.reasons.append(reason)
+
+
+_FED_BY = {RunKind.SESSION: "a session", RunKind.TRACE: "trace-born"}
+
+
+def telemetry_refusal(run: RunRecord | None, kind: RunKind, items: int, unit: str, max_events: int) -> str | None:
+    """Why a run fed by OTLP telemetry (a session of log records, a trace-born run of spans) takes no
+    more of it, if it does not: it is finalized, it is another kind of run, or it would grow too large."""
+    if run is not None and run.finalized:
+        return "is finalized"
+    if run is not None and run.kind != kind:
+        return f"is a run that is not {_FED_BY[kind]}"
+    if items > max_events:
+        return f"would hold {items} {unit}, over the {max_events} of a run (REPUTE_MAX_EVENTS_PER_RUN)"
+    return None
 
 
 def trace_spec(mapped: TraceRun) -> RunSpec:

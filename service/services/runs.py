@@ -155,6 +155,7 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
         request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
     )
     started_at, ended_at = _timestamps(request.normalized_events)
+    started_at, ended_at = request.started_at or started_at, request.ended_at or ended_at
     performance = request.session_performance
     evidence = view["evidence_summary"]
     record = request.base.with_version(
@@ -237,23 +238,23 @@ def finalize_batch(
 def finalize_run(
     store: Store, tenant: str, run_id: str, execution: dict[str, Any] | None, now: datetime, pass_threshold: float
 ) -> RunRecord:
-    """Finalizes a stored run (idempotent: a finalized run is returned as stored)."""
+    """Finalizes a run (idempotent: a finalized run is returned as stored). A trace-born run has no row
+    before its finalize: its spans make it."""
     now = to_millis(now)
     check_run_outcome(execution, [])
     with run_lock(tenant, run_id):
-        run = stored_run(store, tenant, run_id)
-        if run.finalized:
+        run = run_store.get_run(store, tenant, run_id)
+        if run is not None and run.finalized:
             return run
-        performance = None
-        if run.kind == RunKind.SESSION:
+        event_rows: list[list[Any]] = []
+        if run is None or run.kind == RunKind.TRACE:
+            request, event_rows = trace_request(store, tenant, run_id, run, execution, now)
+        elif run.kind == RunKind.SESSION:
             events, performance = session_material(store, run, now)
-        elif run.kind == RunKind.TRACE:
-            run, events, traced = trace_material(store, run, now)
-            execution = execution or traced
+            request = FinalizeRequest(run, events, execution, performance)
         else:
-            events = run_store.load_event_payloads(store, tenant, run_id)
-        request = FinalizeRequest(run, events, execution, performance)
-        return finalize_batch(store, tenant, [request], now, pass_threshold)[0]
+            request = FinalizeRequest(run, run_store.load_event_payloads(store, tenant, run_id), execution)
+        return finalize_batch(store, tenant, [request], now, pass_threshold, event_rows)[0]
 
 
 @dataclass
@@ -315,24 +316,40 @@ def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[
     return events, accumulator.score(masque=run.identity).to_dict()
 
 
-def trace_material(
-    store: Store, run: RunRecord, now: datetime
-) -> tuple[RunRecord, list[dict[str, Any]], dict[str, Any] | None]:
-    """A trace-born run with the names its spans give, its run events (SPEC §3.4 mapping, stored so
-    /events shows them with their span ids) and the execution error its spans show, if any."""
-    spans = [decode_span(payload) for payload in trace_store.load_payloads(store, run.tenant, run.run_id)]
-    mapped = map_run(run.run_id, spans)
+def trace_request(
+    store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
+) -> tuple[FinalizeRequest, list[list[Any]]]:
+    """A trace-born run from all of its stored spans (SPEC §3.4): its names, its events (stored with their
+    span ids, so /events shows them) and the times its spans cover, and the execution error they show
+    when the caller sends none. Raises NotFound when no stored trace belongs to `run_id`."""
+    traces = trace_store.traces_of_runs(store, tenant, [run_id])
+    if not traces:
+        raise NotFound(f"run {run_id!r}")
+    payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
+    mapped = map_run(run_id, [decode_span(payload) for payload in payloads])
     spec = trace_spec(mapped)
+    base = run or new_record(tenant, spec, run_id, now)
     named = replace(
-        run,
-        identity=spec.identity if mapped.identity else run.identity,
-        suite=spec.suite or run.suite,
-        task_id=spec.task_id or run.task_id,
-        trial=run.trial if spec.trial is None else spec.trial,
+        base,
+        identity=spec.identity if mapped.identity else base.identity,
+        suite=spec.suite or base.suite,
+        task_id=spec.task_id or base.task_id,
+        trial=base.trial if spec.trial is None else spec.trial,
     )
     normalized = normalize_events(mapped.events)
-    run_store.insert_events(store, run_store.event_rows(run.tenant, run.run_id, normalized, 0, now))
-    return named, mapped.events, mapped.execution
+    request = FinalizeRequest(
+        named,
+        mapped.events,
+        execution or mapped.execution,
+        normalized=normalized,
+        started_at=_from_nanos(mapped.started_unix_nano),
+        ended_at=_from_nanos(mapped.ended_unix_nano),
+    )
+    return request, run_store.event_rows(tenant, run_id, normalized, 0, now)
+
+
+def _from_nanos(unix_nano: int | None) -> datetime | None:
+    return None if unix_nano is None else from_epoch_ms(unix_nano // 1_000_000)
 
 
 @dataclass(frozen=True)

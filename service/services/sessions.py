@@ -7,18 +7,21 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
+import msgspec
+
 from service.diagnosis import InputError
 from service.diagnosis.events import timestamp_ms_of
 from service.ids import RUN_ID_RULE, is_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.records import encode_record, record_id
+from service.otlp.redaction import redacted
 from service.services import runs
-from service.services.inputs import Received, RunSpec, safe_identity
+from service.services.inputs import Received, RunSpec, safe_identity, telemetry_refusal
 from service.services.locks import holding
+from service.settings import Settings
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
-from service.store.records import RunRecord
 from service.store.rows import to_millis
 from service.vocab import TIME_RULE, RunKind
 
@@ -45,15 +48,15 @@ def _record_rows(
     return rows
 
 
-def receive(
-    store: Store, tenant: str, batch: DecodedBatch, now: datetime, identity_names: Sequence[str], max_events: int
-) -> Received:
-    """Stores the records of a decoded request; opens a run for each new session. A session's records
-    are refused whole when it is closed, or when they would take it past `max_events` run events."""
+def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, settings: Settings) -> Received:
+    """Stores the records of a decoded request (personal attributes redacted: settings.redact_attributes);
+    opens a run for each new session. A session's records are refused whole when it is closed, or when
+    they would take it past `settings.max_events_per_run` run events."""
     now = to_millis(now)
+    identity_names, max_events = settings.otlp_identity_attributes, settings.max_events_per_run
     received = Received()
     received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
-    groups = group_by_session(batch.records)
+    groups = group_by_session([_redacted(record, settings.redact_attributes, tenant) for record in batch.records])
     received.reject(len(batch.records) - sum(map(len, groups.values())), "records without session.id")
     valid = _storable_sessions(groups, received)
     rule = IdentityRule(identity_names)
@@ -64,7 +67,8 @@ def receive(
         for session_id, records in valid.items():
             run = existing.get(session_id)
             event_counts = [len(to_run_events([record])) for record in records]
-            refusal = _refusal(run, stored_events.get(session_id, 0) + sum(event_counts), max_events)
+            events = stored_events.get(session_id, 0) + sum(event_counts)
+            refusal = telemetry_refusal(run, RunKind.SESSION, events, "run events", max_events)
             if refusal:
                 received.reject(len(records), f"session {session_id} {refusal}; its records were not stored")
                 continue
@@ -79,15 +83,12 @@ def receive(
     return received
 
 
-def _refusal(run: RunRecord | None, events: int, max_events: int) -> str | None:
-    """Why a session takes no more records, if it does not."""
-    if run is not None and run.finalized:
-        return "is finalized"
-    if run is not None and run.kind != RunKind.SESSION:
-        return "is a run that is not a session"
-    if events > max_events:
-        return f"would hold {events} run events, over the {max_events} of a run (REPUTE_MAX_EVENTS_PER_RUN)"
-    return None
+def _redacted(record: LogRecord, names: Sequence[str], tenant: str) -> LogRecord:
+    return msgspec.structs.replace(
+        record,
+        attributes=redacted(record.attributes, names, tenant),
+        resource_attributes=redacted(record.resource_attributes, names, tenant),
+    )
 
 
 def _storable_sessions(groups: dict[str, list[LogRecord]], received: Received) -> dict[str, list[LogRecord]]:

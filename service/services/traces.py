@@ -1,93 +1,180 @@
-"""Trace-born runs (SPEC §3.4): spans received over /v1/traces are stored per run; a run is finalized
-explicitly, once its root span has arrived and nothing came for `trace_settle_seconds`, or by the idle
-sweeper. Its state is the store (runs + trace_spans), so a restart loses nothing and finalizes nothing
-twice (finalize_run is idempotent).
+"""Trace-born runs (SPEC §3.4): spans received over /v1/traces are stored by trace; the run a trace
+belongs to is its conversation id (the root span's, else the earliest span's that names one), else its
+trace id, read from every span stored when it is needed. So the run id never depends on how an exporter
+batched the spans, and a trace-born run becomes a `runs` row only when it is finalized: explicitly, once
+its root span has arrived and nothing came for `trace_settle_seconds` (`finalize_if_settled`, which the
+server calls at that moment), or when idle (the sweeper, `finalize_due`, which also catches up after a
+restart: the state is the store).
 
 Decisions where the spec is silent:
-- A trace belongs to the run its first spans were stored under: the conversation id (gen_ai.conversation.id)
-  when a span of the trace in that request carries it, else the trace id. Instrumentations that set the
-  conversation id do so on the spans of each turn, so it arrives with the trace's first export.
-- A run's identity, suite, task and trial are read when it opens and read again from all its spans when it
-  is finalized (the root span, which often names the agent, tends to arrive last).
-- Spans for a finalized run, or for a run id that is not trace-born, are rejected (partialSuccess).
+- Spans of a run already finalized, or of a run id that is not trace-born, are rejected (partialSuccess);
+  a rejected span is not stored, so it never moves its trace to another run.
+- A run holds at most `max_events` spans over all of its traces (REPUTE_MAX_EVENTS_PER_RUN).
 """
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
+
+import msgspec
 
 from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
+from service.otlp.redaction import redacted
 from service.services import runs
-from service.services.inputs import Received, trace_spec
+from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding
+from service.settings import Settings
 from service.store import runs as run_store
 from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.rows import to_millis
-from service.traces import DecodedSpans, Span, group_runs, map_run, span_content_id
+from service.store.traces import ConversationRank, StoredTrace
+from service.traces import DecodedSpans, Span, SpanEvent, conversation_id, span_content_id
 from service.traces.spans import encode_span
-from service.vocab import RunKind
+from service.vocab import RunKind, RunStatus
 
 
-def _runs_of(store: Store, tenant: str, spans: Sequence[Span]) -> dict[str, list[Span]]:
-    """The request's spans by run: traces already stored stay with their run; new ones group by §3.4."""
-    stored = trace_store.runs_of_traces(store, tenant, sorted({span.trace_id for span in spans}))
-    grouped: defaultdict[str, list[Span]] = defaultdict(list)
-    new = [span for span in spans if span.trace_id not in stored]
-    for span in spans:
-        if span.trace_id in stored:
-            grouped[stored[span.trace_id]].append(span)
-    for run_id, members in group_runs(new).items():
-        grouped[run_id].extend(members)
-    return grouped
+@dataclass
+class TracesReceived(Received):
+    """What a /v1/traces request did, and the runs whose root span has arrived (they settle next)."""
+
+    rooted_runs: set[str] = field(default_factory=set)
 
 
-def _valid_runs(grouped: dict[str, list[Span]], received: Received) -> dict[str, list[Span]]:
-    valid = {}
-    for run_id, spans in grouped.items():
-        try:
-            valid[check_run_id(run_id, "gen_ai.conversation.id")] = spans
-        except FieldError:
-            received.reject(len(spans), f"gen_ai.conversation.id must be {RUN_ID_RULE}")
-    return valid
+def conversation_rank(span: Span) -> ConversationRank:
+    """The rank of a span naming a conversation: roots first, then the mapping's order."""
+    return not span.is_root, span.start_unix_nano, span.end_unix_nano, span.span_id
 
 
-def _span_rows(tenant: str, run_id: str, spans: Sequence[Span], now: datetime) -> list[list[object]]:
+def _run_of(trace_id: str, stored: StoredTrace | None, incoming: Sequence[Span]) -> str:
+    """The run a trace belongs to once `incoming` is stored beside what is."""
+    candidates = [(conversation_rank(span), name) for span in incoming if (name := conversation_id(span))]
+    if stored is not None and stored.conversation is not None and stored.conversation_rank is not None:
+        candidates.append((stored.conversation_rank, stored.conversation))
+    return min(candidates)[1] if candidates else trace_id
+
+
+def _span_rows(tenant: str, spans: Sequence[Span], now: datetime) -> list[list[object]]:
     return [
-        [tenant, run_id, span_content_id(s), s.trace_id, s.start_unix_nano, s.is_root, encode_span(s), now]
+        [tenant, s.trace_id, span_content_id(s), s.span_id, conversation_id(s) or "", s.start_unix_nano,
+         s.end_unix_nano, s.is_root, encode_span(s), now]
         for s in spans
-    ]
+    ]  # fmt: skip
 
 
-def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, max_events: int) -> Received:
-    """Stores the spans of a decoded request; opens a run for each new one."""
+def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, settings: Settings) -> TracesReceived:
+    """Stores the spans of a decoded request (personal attributes redacted: settings.redact_attributes),
+    each trace whole or not at all."""
     now = to_millis(now)
-    received = Received()
+    max_events = settings.max_events_per_run
+    received = TracesReceived()
     received.reject(decoded.rejected_count, decoded.rejection_message())
-    valid = _valid_runs(_runs_of(store, tenant, decoded.spans), received)
-    with holding(tenant, list(valid)):
+    by_trace: defaultdict[str, list[Span]] = defaultdict(list)
+    for span in decoded.spans:
+        by_trace[span.trace_id].append(_redacted(span, settings.redact_attributes, tenant))
+    stored = {trace.trace_id: trace for trace in trace_store.stored_traces(store, tenant, sorted(by_trace))}
+    by_run: defaultdict[str, list[str]] = defaultdict(list)
+    for trace_id, spans in by_trace.items():
+        by_run[_run_of(trace_id, stored.get(trace_id), spans)].append(trace_id)
+    valid = _valid_runs(by_run, by_trace, received)
+    with holding(tenant, sorted(valid)):
         existing = run_store.get_runs(store, tenant, list(valid))
-        stored_spans = trace_store.span_counts(store, tenant, list(valid))
-        opened, rows = [], []
-        for run_id, spans in valid.items():
-            run = existing.get(run_id)
-            if run is not None and (run.finalized or run.kind != RunKind.TRACE):
-                state = "finalized" if run.finalized else "a run that is not trace-born"
-                received.reject(len(spans), f"run {run_id} is {state}; its spans were not stored")
+        stored_spans = _stored_span_counts(store, tenant, valid)
+        rows = []
+        for run_id, trace_ids in sorted(valid.items()):
+            spans = [span for trace_id in trace_ids for span in by_trace[trace_id]]
+            count = stored_spans.get(run_id, 0) + len(spans)
+            refusal = telemetry_refusal(existing.get(run_id), RunKind.TRACE, count, "spans", max_events)
+            if refusal:
+                received.reject(len(spans), f"run {run_id} {refusal}; its spans were not stored")
                 continue
-            if stored_spans.get(run_id, 0) + len(spans) > max_events:
-                received.reject(len(spans), f"run {run_id} would exceed {max_events} spans (REPUTE_MAX_EVENTS_PER_RUN)")
-                continue
-            if run is None:
-                opened.append(runs.new_record(tenant, trace_spec(map_run(run_id, spans)), run_id, now))
-            rows.extend(_span_rows(tenant, run_id, spans, now))
+            rows.extend(_span_rows(tenant, spans, now))
             received.accepted += len(spans)
+            if any(span.is_root for span in spans) or any(stored[t].rooted for t in trace_ids if t in stored):
+                received.rooted_runs.add(run_id)
         trace_store.insert_spans(store, rows)
-        run_store.insert_runs(store, opened)
     return received
 
 
+def _redacted(span: Span, names: Sequence[str], tenant: str) -> Span:
+    return msgspec.structs.replace(
+        span,
+        attributes=redacted(span.attributes, names, tenant),
+        resource_attributes=redacted(span.resource_attributes, names, tenant),
+        events=tuple(SpanEvent(event.name, redacted(event.attributes, names, tenant)) for event in span.events),
+    )
+
+
+def _valid_runs(
+    by_run: dict[str, list[str]], by_trace: dict[str, list[Span]], received: Received
+) -> dict[str, list[str]]:
+    valid = {}
+    for run_id, trace_ids in by_run.items():
+        try:
+            valid[check_run_id(run_id, "gen_ai.conversation.id")] = trace_ids
+        except FieldError:
+            received.reject(sum(len(by_trace[t]) for t in trace_ids), f"gen_ai.conversation.id must be {RUN_ID_RULE}")
+    return valid
+
+
+def _stored_span_counts(store: Store, tenant: str, runs_by_id: dict[str, list[str]]) -> dict[str, int]:
+    """The spans each run holds already, over all of its stored traces."""
+    counts: defaultdict[str, int] = defaultdict(int)
+    also = [trace_id for trace_ids in runs_by_id.values() for trace_id in trace_ids]
+    for trace in trace_store.traces_of_runs(store, tenant, list(runs_by_id), also):
+        counts[trace.run_id] += trace.span_count
+    return counts
+
+
+# --- finalizing ---------------------------------------------------------------------------------------
+
+
+class Settling(NamedTuple):
+    finalized: bool
+    look_again: datetime | None  # None: nothing to wait for (finalized, gone, or no root yet)
+
+
+def finalize_if_settled(
+    store: Store, tenant: str, run_id: str, now: datetime, settle: timedelta, pass_threshold: float
+) -> Settling:
+    """Finalizes the run when its root span has arrived and it received nothing for `settle`; else says
+    when to look again."""
+    traces = trace_store.traces_of_runs(store, tenant, [run_id])
+    if not traces or not any(trace.rooted for trace in traces):
+        return Settling(False, None)
+    last_seen = max(trace.last_seen for trace in traces)
+    if last_seen + settle > now:
+        return Settling(False, last_seen + settle)
+    if run_store.run_states(store, tenant, [run_id]).get(run_id) == RunStatus.FINALIZED:
+        return Settling(False, None)
+    runs.finalize_run(store, tenant, run_id, None, now, pass_threshold)
+    return Settling(True, None)
+
+
 def finalize_due(store: Store, now: datetime, settle: timedelta, idle: timedelta, pass_threshold: float) -> runs.Sweep:
-    """Finalizes every open trace-born run that has settled or gone idle (see runs.finalize_each)."""
-    return runs.finalize_each(store, trace_store.runs_to_finalize(store, now - settle, now - idle), now, pass_threshold)
+    """Finalizes every trace-born run (of every tenant) that settled or went idle (runs.finalize_each)."""
+    activity: dict[tuple[str, str], tuple[bool, datetime]] = {}
+    for trace in trace_store.stored_traces(store):
+        rooted, last_seen = activity.get((trace.tenant, trace.run_id), (False, trace.last_seen))
+        activity[(trace.tenant, trace.run_id)] = (rooted or trace.rooted, max(last_seen, trace.last_seen))
+    due = [
+        key
+        for key, (rooted, last_seen) in sorted(activity.items())
+        if (rooted and last_seen < now - settle) or last_seen < now - idle
+    ]
+    return runs.finalize_each(store, _not_finalized(store, due), now, pass_threshold)
+
+
+def _not_finalized(store: Store, due: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    by_tenant: defaultdict[str, list[str]] = defaultdict(list)
+    for tenant, run_id in due:
+        by_tenant[tenant].append(run_id)
+    states = {
+        (tenant, run_id): status
+        for tenant, run_ids in by_tenant.items()
+        for run_id, status in run_store.run_states(store, tenant, run_ids).items()
+    }
+    return [key for key in due if states.get(key) != RunStatus.FINALIZED]

@@ -1,52 +1,83 @@
-"""SQL for the spans of trace-born runs (SPEC §3.4). Every value is bound."""
+"""SQL for the spans of trace-born runs (SPEC §3.4), kept by trace. Every value is bound."""
 
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from service.store.client import Store
 from service.store.queries import load
 
-SPAN_COLUMNS = ("tenant", "run_id", "span_key", "trace_id", "start_unix_nano", "is_root", "payload", "ingested_at")
+SPAN_COLUMNS = (
+    "tenant", "trace_id", "span_key", "span_id", "conversation_id", "start_unix_nano", "end_unix_nano", "is_root",
+    "payload", "ingested_at",
+)  # fmt: skip
+# The order spans are ranked in when they name a conversation: roots first, then start, end, span id.
+ConversationRank = tuple[bool, int, int, str]
+
+
+@dataclass(frozen=True)
+class StoredTrace:
+    """What is stored of one trace (sql/trace_runs.sql)."""
+
+    tenant: str
+    trace_id: str
+    conversation: str | None  # the conversation its best-ranked span names, if any
+    conversation_rank: ConversationRank | None
+    rooted: bool
+    last_seen: datetime
+    span_count: int
+
+    @property
+    def run_id(self) -> str:
+        return self.conversation or self.trace_id
 
 
 def insert_spans(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     """One INSERT, one block: a request's spans are stored whole or not at all."""
     if rows:
-        store.insert("trace_spans", list(rows), column_names=SPAN_COLUMNS)
+        store.insert("spans", list(rows), column_names=SPAN_COLUMNS)
 
 
-def runs_of_traces(store: Store, tenant: str, trace_ids: Sequence[str]) -> dict[str, str]:
-    """The run each of these traces was first stored under, for those already stored."""
+def stored_traces(store: Store, tenant: str = "", trace_ids: Sequence[str] = ()) -> list[StoredTrace]:
+    """The stored state of these traces of `tenant`; with neither, of every trace of every tenant."""
+    result = store.client.query(load("trace_runs"), parameters={"tenant": tenant, "traces": list(trace_ids)})
+    return [_stored_trace(*row) for row in result.result_rows]
+
+
+def _stored_trace(
+    tenant: str, trace_id: str, conversation: str, rank: tuple, rooted: bool, last_seen: datetime, spans: int
+) -> StoredTrace:
+    named = bool(conversation)
+    return StoredTrace(
+        tenant, trace_id, conversation if named else None, tuple(rank) if named else None, rooted,
+        last_seen.replace(tzinfo=UTC), spans,
+    )  # fmt: skip
+
+
+def traces_naming(store: Store, tenant: str, conversations: Sequence[str]) -> list[str]:
+    """The traces with a span naming one of these conversations."""
     result = store.client.query(
-        "SELECT trace_id, argMin(run_id, ingested_at) FROM trace_spans"
-        " WHERE tenant = {tenant:String} AND trace_id IN {trace_ids:Array(String)} GROUP BY trace_id",
-        parameters={"tenant": tenant, "trace_ids": list(trace_ids)},
+        "SELECT DISTINCT trace_id FROM spans"
+        " WHERE tenant = {tenant:String} AND conversation_id IN {conversations:Array(String)} ORDER BY trace_id",
+        parameters={"tenant": tenant, "conversations": list(conversations)},
     )
-    return {trace_id: run_id for trace_id, run_id in result.result_rows}
+    return [trace_id for (trace_id,) in result.result_rows]
 
 
-def load_payloads(store: Store, tenant: str, run_id: str) -> list[str]:
-    """The run's spans, one per content id."""
+def traces_of_runs(store: Store, tenant: str, run_ids: Sequence[str], also: Sequence[str] = ()) -> list[StoredTrace]:
+    """The stored traces that belong to these runs: of the traces naming them as conversations, the traces
+    whose ids they are, and `also`, those that resolve to one of the runs."""
+    wanted = set(run_ids)
+    candidates = {*traces_naming(store, tenant, run_ids), *run_ids, *also}
+    return [trace for trace in stored_traces(store, tenant, sorted(candidates)) if trace.run_id in wanted]
+
+
+def load_payloads(store: Store, tenant: str, trace_ids: Sequence[str]) -> list[str]:
+    """The spans of these traces, one per content id."""
     result = store.client.query(
-        "SELECT payload FROM trace_spans WHERE tenant = {tenant:String} AND run_id = {run_id:String}"
-        " ORDER BY span_key LIMIT 1 BY span_key",
-        parameters={"tenant": tenant, "run_id": run_id},
+        "SELECT payload FROM spans WHERE tenant = {tenant:String} AND trace_id IN {traces:Array(String)}"
+        " ORDER BY trace_id, span_key LIMIT 1 BY trace_id, span_key",
+        parameters={"tenant": tenant, "traces": list(trace_ids)},
     )
     return [payload for (payload,) in result.result_rows]
-
-
-def span_counts(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, int]:
-    """How many distinct spans each run holds (for the per-run event limit)."""
-    result = store.client.query(
-        "SELECT run_id, uniqExact(span_key) FROM trace_spans"
-        " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)} GROUP BY run_id",
-        parameters={"tenant": tenant, "run_ids": list(run_ids)},
-    )
-    return {run_id: count for run_id, count in result.result_rows}
-
-
-def runs_to_finalize(store: Store, settled_before: datetime, idle_before: datetime) -> list[tuple[str, str]]:
-    parameters = {"settled_before": settled_before, "idle_before": idle_before}
-    result = store.client.query(load("trace_runs_to_finalize"), parameters=parameters)
-    return [(tenant, run_id) for tenant, run_id in result.result_rows]

@@ -49,8 +49,9 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
 
 
 def start_server_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
-    """`repute serve` in its own process (its own store), ready when this returns. Its temporary files go
-    beside the store: the driver spools each INSERT through one, and a server killed mid-insert leaves it."""
+    """`repute serve` in its own process (its own store), ready when this returns. Its temporary files and
+    its output (`<data_dir>-server.log`) go beside the store: the driver spools each INSERT through a
+    temporary file, and a server killed mid-insert leaves it."""
     temporary = data_dir.with_name(f"{data_dir.name}-tmp")
     temporary.mkdir(parents=True, exist_ok=True)
     env = {
@@ -59,16 +60,23 @@ def start_server_process(data_dir: Path, port: int, **settings: str) -> subproce
         "REPUTE_DATA_DIR": str(data_dir),
         **{f"REPUTE_{k.upper()}": v for k, v in settings.items()},
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--port", str(port)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    # Its output goes to a file beside the store: a pipe nobody reads fills up, and then every thread
+    # that logs (an access line, a failing sweep) blocks, so the server hangs instead of failing.
+    log = server_log(data_dir)
+    with log.open("ab") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve", "--port", str(port)], env=env, stdout=output, stderr=output
+        )
     if wait_until(lambda: _ready(port) or process.poll() is not None, attempts=600) and process.poll() is None:
         return process
-    if process.poll() is not None:
-        raise RuntimeError(process.stdout.read().decode() if process.stdout else "server exited")
-    process.kill()
-    raise RuntimeError("server did not become ready")
+    if process.poll() is None:
+        process.kill()
+    raise RuntimeError(f"server did not become ready: {log.read_text()[-2000:]}")
+
+
+def server_log(data_dir: Path) -> Path:
+    """Where `start_server_process` writes the output of servers on `data_dir` (appended, start after start)."""
+    return data_dir.with_name(f"{data_dir.name}-server.log")
 
 
 def _ready(port: int) -> bool:

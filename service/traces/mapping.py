@@ -1,21 +1,25 @@
-"""A run's spans as a run (SPEC §3.4 mapping, §3.1 event shape, §6 execution errors).
+"""A run's spans as a run (SPEC §3.4 mapping, §3.1 event shape, §3.5 identity, §6 execution errors).
 
-| span (gen_ai.operation.name)             | run events                                              |
-|------------------------------------------|---------------------------------------------------------|
-| execute_tool                             | tool_call {tool, args}, then tool_output {tool, status} |
-| chat, text_completion, generate_content  | token_usage {total_tokens: input + output}              |
-| invoke_agent, create_agent               | state_transition {agent}                                |
-| status ERROR (any operation, or none)    | then error_event {error: error.type, else the message}  |
-| each span event named `exception`        | then error_event {error: exception.type}                |
-| anything else                            | nothing: not agent evidence                             |
+A span's role is the first that applies (semconv.py names the attributes of each convention):
 
-`args` is `gen_ai.tool.call.arguments` when it is a JSON object (as text or as a kvlist), else {}.
+| role        | when                                                              | run events                       |
+|-------------|-------------------------------------------------------------------|----------------------------------|
+| tool        | execute_tool, OpenInference TOOL, OpenLLMetry tool                | tool_call, then tool_output      |
+| agent       | invoke_agent / create_agent, OpenInference AGENT, OpenLLMetry agent | state_transition {agent}       |
+| LLM request | chat, text_completion, generate_content, call_llm, OpenInference  | token_usage, when its usage      |
+|             | LLM, `llm.request.type`, or any span carrying token usage         | counts                           |
+
+Then, on any span:
+- token usage counts once: a span's usage counts only when no descendant span of the run carries usage
+  (instrumentations nest: a framework's `call_llm` around an SDK's `openai.chat`, an agent span carrying
+  its agent's total), and a counted span gives one `token_usage`;
+- a span whose status is ERROR gives exactly one `error_event {error, message}`; an `exception` event on
+  a span that did not fail was handled (a cancelled stream the SDK recovered from) and is no error.
+
 Every event carries `event_id` and `span_id` (both the span id: the events of one span share it, which
 the diagnosis allows) and `timestamp`, the span's start as ISO 8601 UTC with milliseconds (an epoch
-number would be read by magnitude, and early-1970 nanoseconds would pass for microseconds).
-
-The rules apply as SPEC §3.4 writes them: a span that an SDK ended on an exception (status ERROR and
-an `exception` event) gives two error_events.
+number would be read by magnitude, and early-1970 nanoseconds would pass for microseconds). A tool
+span whose arguments are unknown gets `args: {"span": <span id>}`: unknown arguments never match.
 """
 
 import re
@@ -27,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis.values import MAX_TOKENS_PER_EVENT
 from service.judge.events import RunEvent
 from service.judge.otlp import MAX_VALUE_DEPTH, Attributes, AttributeValue
 
@@ -34,19 +39,21 @@ from service.judge.otlp import MAX_VALUE_DEPTH, Attributes, AttributeValue
 from service.judge.otlp import session_id_text as attribute_text
 from service.judge.values import as_int
 from service.traces import semconv
-from service.traces.order import in_run_order, roots_first
+from service.traces.order import SpanKey, in_run_order, roots_first, span_key, span_order
 from service.traces.spans import NANOS_PER_MS, Span
 from service.vocab import KNOWN_REASON_CODES, STAGES, ExecutionStatus
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CONTAINERS = (dict, list)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,18}")
+TOOL, AGENT, LLM = "tool", "agent", "llm"
 
 
 @dataclass(frozen=True)
 class TraceRun:
-    """A run built from spans: the run fields of SPEC §3.1 (None when no span says) and its events.
-    `execution` is the §6 execution object when the spans show an execution error, else None."""
+    """A run built from spans: the run fields of SPEC §3.1 (None when no span says), its events, and the
+    times its spans cover. `execution` is the §6 execution object when the spans show an execution
+    error, else None."""
 
     run_id: str
     identity: str | None
@@ -55,119 +62,244 @@ class TraceRun:
     trial: int | None
     events: list[RunEvent]
     execution: dict[str, str] | None
+    started_unix_nano: int | None
+    ended_unix_nano: int | None
+    parent_run_id: str | None = None
 
 
 def map_run(run_id: str, spans: Iterable[Span]) -> TraceRun:
-    """The run of `spans` (all the spans of one run, in any order, copies allowed)."""
+    """The run of `spans` (all the spans of one run, in any order, copies allowed) as one agent's: its
+    root agent's. (`agents.map_runs` gives each agent of a multi-agent run its own.)"""
     ordered = in_run_order(spans)
-    ranked = roots_first(ordered)
+    return segment_run(run_id, ordered, ordered, [], root_agent_identity(ordered))
+
+
+def segment_run(
+    run_id: str,
+    own: list[Span],
+    trace: list[Span],
+    handoffs: list[Span],
+    identity: str | None,
+    parent_run_id: str | None = None,
+) -> TraceRun:
+    """The run of one agent's spans `own` (in run order) among all the spans of its `trace`: its events,
+    with a `state_transition` for each agent span in `handoffs` (work it handed over, SPEC §3.5); its
+    harness context (`repute.*`) from its own spans, else from the trace's; its execution error, whose
+    stage may be on an ancestor of another agent."""
+    counted = counted_usage(own)
+    handed_over = {span_key(span) for span in handoffs}
+    items = sorted([*own, *handoffs], key=span_order)
+    ranked = [*roots_first(own), *roots_first(trace)]
     return TraceRun(
         run_id=run_id,
-        identity=_identity(ranked),
+        identity=identity,
         suite=_first_text(_context_values(ranked, semconv.SUITE)),
         task_id=_first_text(_context_values(ranked, semconv.TASK_ID)),
         trial=_trial(ranked),
-        events=[event for span in ordered for event in _span_events(span)],
-        execution=_execution_error(ordered),
+        events=[
+            event
+            for span in items
+            for event in (
+                _handoff(span) if span_key(span) in handed_over else span_events(span, span_key(span) in counted)
+            )
+        ],
+        execution=_execution_error(own, trace),
+        started_unix_nano=min((span.start_unix_nano for span in own), default=None),
+        ended_unix_nano=max((span.end_unix_nano for span in own), default=None),
+        parent_run_id=parent_run_id,
     )
 
 
-# --- run fields ------------------------------------------------------------------------------------
+def _handoff(span: Span) -> list[RunEvent]:
+    """The state_transition an agent span is in the run that handed work over to it."""
+    return [{"event": "state_transition", **_common(span), "agent": agent_identity(span)}]
 
 
-def _identity(ranked: list[Span]) -> str | None:
-    """gen_ai.agent.id on any span, else gen_ai.agent.name, else the resource's service.name."""
+# --- roles and identity --------------------------------------------------------------------------------
+
+
+def role_of(span: Span) -> str | None:
+    """tool, agent or llm (SPEC §3.4 "Span roles"), the first that applies; None for any other span."""
+    attributes = span.attributes
+    operation = _text_or_none(attributes.get(semconv.OPERATION_NAME))
+    openinference = attributes.get(semconv.OPENINFERENCE_KIND)
+    traceloop = attributes.get(semconv.TRACELOOP_KIND)
+    for role, (operations, openinference_kind, traceloop_kind) in (
+        (TOOL, semconv.TOOL_ROLE),
+        (AGENT, semconv.AGENT_ROLE),
+        (LLM, semconv.LLM_ROLE),
+    ):
+        if operation in operations or openinference == openinference_kind:
+            return role
+        if traceloop_kind is not None and traceloop == traceloop_kind:
+            return role
+    if semconv.LLM_REQUEST_TYPE in attributes or usage_of(attributes) is not None:
+        return LLM
+    return None
+
+
+def agent_identity(span: Span) -> str | None:
+    """An agent span's identity (SPEC §3.5): gen_ai.agent.id, else gen_ai.agent.name, else its
+    resource's service.name."""
     return _first_text(
-        chain(
-            _span_values(ranked, semconv.AGENT_ID),
-            _span_values(ranked, semconv.AGENT_NAME),
-            _resource_values(ranked, semconv.SERVICE_NAME),
+        (
+            span.attributes.get(semconv.AGENT_ID),
+            span.attributes.get(semconv.AGENT_NAME),
+            span.resource_attributes.get(semconv.SERVICE_NAME),
         )
     )
 
 
-def _trial(ranked: list[Span]) -> int | None:
-    trials = map(_trial_number, _context_values(ranked, semconv.TRIAL))
-    return next((trial for trial in trials if trial is not None), None)
+def root_agent_identity(ordered: list[Span]) -> str | None:
+    """The run's identity (SPEC §3.5 root agent): gen_ai.agent.id, else gen_ai.agent.name, on the root
+    span, then on the earliest agent span, then the root's resource service.name. The root is the
+    earliest span without a parent, else (its parent never arrived) the earliest span."""
+    if not ordered:
+        return None
+    root = next((span for span in ordered if span.is_root), ordered[0])
+    first_agent = next((span for span in ordered if role_of(span) == AGENT), None)
+    named = [span for span in (root, first_agent) if span is not None]
+    return _first_text(
+        chain(
+            (value for span in named for value in (span.attributes.get(semconv.AGENT_ID),
+                                                   span.attributes.get(semconv.AGENT_NAME))),
+            (root.resource_attributes.get(semconv.SERVICE_NAME),),
+        )
+    )  # fmt: skip
 
 
-def _span_values(spans: Iterable[Span], name: str) -> Iterator[AttributeValue]:
-    return (span.attributes.get(name) for span in spans)
+# --- token usage -------------------------------------------------------------------------------------
 
 
-def _resource_values(spans: Iterable[Span], name: str) -> Iterator[AttributeValue]:
-    return (span.resource_attributes.get(name) for span in spans)
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int | None
+    output_tokens: int | None
+    total_tokens: int
 
 
-def _context_values(spans: list[Span], name: str) -> Iterator[AttributeValue]:
-    """A `repute.*` attribute from the spans, then from their resources."""
-    return chain(_span_values(spans, name), _resource_values(spans, name))
-
-
-def _first_text(values: Iterable[AttributeValue]) -> str | None:
-    return next(filter(None, map(attribute_text, values)), None)
-
-
-def _trial_number(value: AttributeValue) -> int | None:
-    """An integer, or decimal text of one; anything else is absent. (0 is a trial number too.)"""
-    if type(value) is int:
-        return value
-    if type(value) is str and _INTEGER_TEXT.fullmatch(value.strip()):
-        return int(value)
+def usage_of(attributes: Attributes) -> Usage | None:
+    """The span's token usage from the first family present (semconv.USAGE_FAMILIES): input + output,
+    else the family's total; None when the span carries none. Unreadable counts are 0."""
+    for input_name, output_name, total_name in semconv.USAGE_FAMILIES:
+        if input_name in attributes or output_name in attributes:
+            input_tokens, output_tokens = _tokens(attributes.get(input_name)), _tokens(attributes.get(output_name))
+            return Usage(input_tokens, output_tokens, input_tokens + output_tokens)
+        if total_name is not None and total_name in attributes:
+            return Usage(None, None, _tokens(attributes[total_name]))
     return None
 
 
-# --- events ----------------------------------------------------------------------------------------
+def _tokens(value: AttributeValue) -> int:
+    count = as_int(value)
+    return count if 0 <= count <= MAX_TOKENS_PER_EVENT else 0
 
 
-def _span_events(span: Span) -> list[RunEvent]:
-    common = {"event_id": span.span_id, "span_id": span.span_id, "timestamp": _timestamp(span.start_unix_nano)}
-    return [{"event": kind, **common, **fields} for kind, fields in chain(_operation_events(span), _error_events(span))]
+def counted_usage(ordered: list[Span]) -> set[SpanKey]:
+    """The spans whose usage counts: those carrying usage with no descendant in the run that does."""
+    carrying = [span for span in ordered if usage_of(span.attributes) is not None]
+    parents = {span_key(span): (span.trace_id, span.parent_span_id) for span in ordered if span.parent_span_id}
+    above: set[SpanKey] = set()  # spans with a usage-carrying descendant
+    for span in carrying:
+        key = parents.get(span_key(span))
+        while key is not None and key not in above:
+            above.add(key)
+            key = parents.get(key)
+    return {span_key(span) for span in carrying} - above
 
 
-def _operation_events(span: Span) -> list[tuple[str, dict[str, Any]]]:
-    attributes = span.attributes
-    operation = attributes.get(semconv.OPERATION_NAME)
-    if type(operation) is not str:
-        return []
-    if operation == semconv.EXECUTE_TOOL:
-        tool = attribute_text(attributes.get(semconv.TOOL_NAME))
-        status = "error" if span.status_error else "ok"
-        args = _tool_arguments(attributes.get(semconv.TOOL_CALL_ARGUMENTS))
-        return [("tool_call", {"tool": tool, "args": args}), ("tool_output", {"tool": tool, "status": status})]
-    if operation in semconv.MODEL_CALLS:
-        tokens = _token_count(attributes, semconv.INPUT_TOKENS) + _token_count(attributes, semconv.OUTPUT_TOKENS)
-        return [("token_usage", {"total_tokens": tokens})]
-    if operation in semconv.AGENT_OPERATIONS:
-        return [("state_transition", {"agent": attribute_text(attributes.get(semconv.AGENT_NAME))})]
+# --- events ------------------------------------------------------------------------------------------
+
+
+def span_events(span: Span, usage_counts: bool) -> list[RunEvent]:
+    """The run events of one span: its role's, its counted usage, its error (in that order)."""
+    common = _common(span)
+    events = _role_events(span)
+    if usage_counts:
+        events.append(("token_usage", _usage_fields(span)))
+    if span.status_error:
+        events.append(("error_event", _error_fields(span)))
+    return [{"event": kind, **common, **fields} for kind, fields in events]
+
+
+def _common(span: Span) -> dict[str, str]:
+    return {"event_id": span.span_id, "span_id": span.span_id, "timestamp": _timestamp(span.start_unix_nano)}
+
+
+def _role_events(span: Span) -> list[tuple[str, dict[str, Any]]]:
+    role = role_of(span)
+    if role == TOOL:
+        tool = _first_text(chain((span.attributes.get(name) for name in semconv.TOOL_NAMES), (span.name,)))
+        call = {"tool": tool, "args": _tool_arguments(span)}
+        call_id = attribute_text(span.attributes.get(semconv.TOOL_CALL_ID))
+        if call_id is not None:
+            call["call_id"] = call_id
+        return [("tool_call", call), ("tool_output", {"tool": tool, "status": "error" if span.status_error else "ok"})]
+    if role == AGENT:
+        return [("state_transition", {"agent": agent_identity(span)})]
     return []
 
 
-def _error_events(span: Span) -> list[tuple[str, dict[str, Any]]]:
-    errors = []
-    if span.status_error:
-        error = attribute_text(span.attributes.get(semconv.ERROR_TYPE)) or span.status_message or None
-        errors.append(("error_event", {"error": error}))
-    for event in span.events:
-        if event.name == semconv.EXCEPTION_EVENT:
-            errors.append(("error_event", {"error": attribute_text(event.attributes.get(semconv.EXCEPTION_TYPE))}))
-    return errors
+def _usage_fields(span: Span) -> dict[str, Any]:
+    attributes = span.attributes
+    usage = usage_of(attributes)
+    assert usage is not None  # only counted spans come here
+    fields: dict[str, Any] = {
+        "total_tokens": usage.total_tokens,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "model": _first_text((attributes.get(semconv.RESPONSE_MODEL), attributes.get(semconv.REQUEST_MODEL))),
+        "provider": _first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
+        "finish_reasons": _finish_reasons(attributes.get(semconv.FINISH_REASONS)),
+    }
+    return {name: value for name, value in fields.items() if value is not None}
 
 
-def _token_count(attributes: Attributes, names: tuple[str, ...]) -> int:
-    """The first of `names` present (the current spelling, then the older one), as an integer."""
-    return as_int(next((attributes[name] for name in names if name in attributes), None))
-
-
-def _tool_arguments(value: AttributeValue) -> dict[str, Any]:
-    """The arguments when they are a JSON object (text, or a kvlist already decoded), else {}. Nesting
-    deeper than attribute values may go reads as {}: events must stay serialisable."""
+def _finish_reasons(value: AttributeValue) -> list[str] | None:
     if type(value) is str:
-        try:
-            value = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return {}
-    return value if type(value) is dict and _nesting_within(value, MAX_VALUE_DEPTH) else {}
+        return [value]
+    if type(value) is list and value and all(type(item) is str for item in value):
+        return value
+    return None
+
+
+def _error_fields(span: Span) -> dict[str, Any]:
+    """`error`: error.type, else the last exception's type, else http_<status>, else "error";
+    `message`: the status message, else that exception's message (absent when neither says)."""
+    exception = next((event for event in reversed(span.events) if event.name == semconv.EXCEPTION_EVENT), None)
+    exception_attributes = exception.attributes if exception is not None else {}
+    status_code = next(
+        (code for code in map(as_int, (span.attributes.get(name) for name in semconv.HTTP_STATUS_CODES)) if code),
+        None,
+    )
+    error = _first_text(
+        (
+            span.attributes.get(semconv.ERROR_TYPE),
+            exception_attributes.get(semconv.EXCEPTION_TYPE),
+            f"http_{status_code}" if status_code is not None else None,
+        )
+    )
+    message = span.status_message or _first_text((exception_attributes.get(semconv.EXCEPTION_MESSAGE),))
+    fields: dict[str, Any] = {"error": error or "error"}
+    if message:
+        fields["message"] = message[: semconv.MESSAGE_CHARS]
+    return fields
+
+
+def _tool_arguments(span: Span) -> dict[str, Any]:
+    """The first of semconv.TOOL_ARGUMENTS that is a JSON object (as text, or a kvlist already decoded),
+    else {"span": <span id>}. Nesting deeper than attribute values may go does not count: events must
+    stay serialisable."""
+    for name in semconv.TOOL_ARGUMENTS:
+        value = span.attributes.get(name)
+        if type(value) is str:
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                continue
+        if type(value) is dict and _nesting_within(value, MAX_VALUE_DEPTH):
+            return value
+    return {"span": span.span_id}
 
 
 def _nesting_within(value: Any, limit: int) -> bool:
@@ -190,14 +322,44 @@ def _timestamp(unix_nano: int) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# --- run fields -----------------------------------------------------------------------------------------
+
+
+def _trial(ranked: list[Span]) -> int | None:
+    trials = map(_trial_number, _context_values(ranked, semconv.TRIAL))
+    return next((trial for trial in trials if trial is not None), None)
+
+
+def _context_values(spans: list[Span], name: str) -> Iterator[AttributeValue]:
+    """A `repute.*` attribute from the spans, then from their resources."""
+    return chain((span.attributes.get(name) for span in spans), (span.resource_attributes.get(name) for span in spans))
+
+
+def _first_text(values: Iterable[AttributeValue]) -> str | None:
+    return next(filter(None, map(attribute_text, values)), None)
+
+
+def _text_or_none(value: AttributeValue) -> str | None:
+    return value if type(value) is str else None
+
+
+def _trial_number(value: AttributeValue) -> int | None:
+    """An integer, or decimal text of one; anything else is absent. (0 is a trial number too.)"""
+    if type(value) is int:
+        return value
+    if type(value) is str and _INTEGER_TEXT.fullmatch(value.strip()):
+        return int(value)
+    return None
+
+
 # --- execution errors (SPEC §6) --------------------------------------------------------------------
 
 
-def _execution_error(ordered: list[Span]) -> dict[str, str] | None:
-    """The first ERROR span whose error.type is a known reason code, inside a stage: the span itself or
-    its nearest ancestor carrying a known `repute.stage`."""
-    by_id = {(span.trace_id, span.span_id): span for span in ordered}
-    for span in ordered:
+def _execution_error(own: list[Span], trace: list[Span]) -> dict[str, str] | None:
+    """The first ERROR span of `own` whose error.type is a known reason code, inside a stage: the span
+    itself or its nearest ancestor in the trace carrying a known `repute.stage`."""
+    by_id = {span_key(span): span for span in trace}
+    for span in own:
         reason = span.attributes.get(semconv.ERROR_TYPE)
         if not span.status_error or reason not in KNOWN_REASON_CODES:
             continue
@@ -213,7 +375,7 @@ def _execution_error(ordered: list[Span]) -> dict[str, str] | None:
     return None
 
 
-def _stage_of(span: Span, by_id: dict[tuple[str, str], Span]) -> str | None:
+def _stage_of(span: Span, by_id: dict[SpanKey, Span]) -> str | None:
     visited: set[str] = set()
     current: Span | None = span
     while current is not None and current.span_id not in visited:

@@ -38,9 +38,7 @@ async def post_logs(
         return otlp_http.bad_request(str(exc), body.protobuf)
     records = len(batch.records) + batch.rejected
     otlp_http.check_request_items(records, settings.max_events_per_request, "log records", body.protobuf)
-    received = await run_in_threadpool(
-        receive, store, principal.tenant, batch, now, settings.otlp_identity_attributes, settings.max_events_per_run
-    )
+    received = await run_in_threadpool(receive, store, principal.tenant, batch, now, settings)
     metrics.events_ingested.inc(received.accepted)
     answer = logs_service_pb2.ExportLogsServiceResponse()
     return otlp_http.partial_success(answer, "rejected_log_records", received, body.protobuf)

@@ -1,5 +1,7 @@
 """OTLP/HTTP traces receiver (SPEC §3.4): spans with the GenAI semantic conventions become runs."""
 
+from datetime import timedelta
+
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
@@ -36,7 +38,10 @@ async def post_traces(
         return otlp_http.bad_request(str(exc), body.protobuf)
     spans = len(decoded.spans) + decoded.rejected_count
     otlp_http.check_request_items(spans, settings.max_events_per_request, "spans", body.protobuf)
-    received = await run_in_threadpool(receive, store, principal.tenant, decoded, now, settings.max_events_per_run)
+    received = await run_in_threadpool(receive, store, principal.tenant, decoded, now, settings)
     metrics.events_ingested.inc(received.accepted)
+    settle_at = now + timedelta(seconds=settings.trace_settle_seconds)
+    for run_id in received.rooted_runs:
+        request.app.state.settle_timer.at((principal.tenant, run_id), settle_at)
     answer = trace_service_pb2.ExportTraceServiceResponse()
     return otlp_http.partial_success(answer, "rejected_spans", received, body.protobuf)

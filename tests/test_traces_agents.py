@@ -1,0 +1,137 @@
+"""Multi-agent runs (SPEC §3.5): each agent's spans make its own run, the handoffs stay with the agent
+that handed work over, and the partition of a trace does not depend on the order spans arrive in."""
+
+import random
+from collections import Counter
+from hashlib import sha256
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.traces import Span
+from service.traces.agents import agent_segments, child_run_id, map_runs
+from service.traces.mapping import map_run
+from service.traces.order import in_run_order
+from tests.traces_support import MS, T0, make_span
+
+
+def agent(number: int, name: str, parent: int | None, resource: dict | None = None, **attributes: Any) -> Span:
+    attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, **attributes}
+    return make_span(number, parent=parent, start=T0 + number * MS, attributes=attributes, resource=resource)
+
+
+def tool(number: int, parent: int, name: str = "search", args: str = '{"q": "x"}') -> Span:
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.arguments": args}
+    return make_span(number, parent=parent, start=T0 + number * MS, attributes=attributes)
+
+
+def chat(number: int, parent: int, tokens: int) -> Span:
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": tokens, "gen_ai.usage.output_tokens": 0}
+    return make_span(number, parent=parent, start=T0 + number * MS, attributes=attributes)
+
+
+def three_agents() -> list[Span]:
+    """An orchestrator that asks a researcher (who loops) and a billing agent in another service (A2A)."""
+    return [
+        agent(1, "orchestrator", None, resource={"service.name": "front"}),
+        chat(2, 1, 100),
+        agent(3, "researcher", 1),
+        *(tool(number, 3) for number in (4, 5, 6, 7)),
+        chat(8, 3, 900),
+        agent(9, "billing", 1, resource={"service.name": "billing-svc"}),
+        tool(10, 9, "refund", '{"order": 42}'),
+        chat(11, 1, 50),
+    ]
+
+
+def test_each_agent_gets_its_own_run_and_the_handoffs_stay_with_the_orchestrator() -> None:
+    parent, researcher, billing = map_runs("conv-1", three_agents())
+    assert [(r.run_id, r.identity, r.parent_run_id) for r in (parent, researcher, billing)] == [
+        ("conv-1", "orchestrator", None),
+        ("conv-1:researcher", "researcher", "conv-1"),
+        ("conv-1:billing", "billing", "conv-1"),
+    ]
+    assert [(e["event"], e.get("agent"), e.get("total_tokens")) for e in parent.events] == [
+        ("state_transition", "orchestrator", None),
+        ("token_usage", None, 100),
+        ("state_transition", "researcher", None),  # the handoffs, at the agents' starts
+        ("state_transition", "billing", None),
+        ("token_usage", None, 50),
+    ]
+    assert [e["event"] for e in researcher.events] == ["state_transition"] + ["tool_call", "tool_output"] * 4 + [
+        "token_usage"
+    ]
+    assert sum(e.get("total_tokens", 0) for e in researcher.events) == 900
+    assert [e.get("tool") for e in billing.events if e["event"] == "tool_call"] == ["refund"]
+    assert (researcher.started_unix_nano, researcher.ended_unix_nano) == (T0 + 3 * MS, T0 + 9 * MS)
+
+
+def test_a_single_agent_trace_is_exactly_the_run_it_was() -> None:
+    spans = [agent(1, "solo", None), tool(2, 1), chat(3, 1, 10), agent(4, "solo", 1)]
+    assert map_runs("r", spans) == [map_run("r", spans)]
+
+
+def test_a_span_whose_parent_never_arrived_is_found_through_the_ancestors_that_did() -> None:
+    lost = make_span(
+        20, parent=99, start=T0 + 20 * MS, attributes={"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 5}
+    )
+    beneath = tool(21, 20)
+    runs = map_runs("r", [*three_agents(), lost, beneath])
+    assert {span_id for r in runs[:1] for span_id in _span_ids(r)} >= {"0000000000000014", "0000000000000015"}
+
+
+def test_an_identity_that_makes_no_run_id_becomes_a_digest() -> None:
+    assert child_run_id("conv", "researcher") == "conv:researcher"
+    assert child_run_id("conv", "kagent/helm-agent") == "conv:" + sha256(b"kagent/helm-agent").hexdigest()[:32]
+    assert child_run_id("c" * 250, "agent-x") == "c" * 250 + ":" + sha256(b"agent-x").hexdigest()[:32]
+
+
+def _span_ids(run) -> set[str]:
+    return {
+        e["span_id"] for e in run.events if not (e["event"] == "state_transition" and e.get("agent") != run.identity)
+    }
+
+
+# --- property: a partition, whatever the arrival order -------------------------------------------------
+
+NAMES = st.sampled_from(["a", "b", "c"])
+
+
+@st.composite
+def span_trees(draw: st.DrawFn) -> list[Span]:
+    """A random tree of up to 12 spans, some of them agent spans of a few names, some parents lost."""
+    count = draw(st.integers(1, 12))
+    spans = []
+    for number in range(1, count + 1):
+        parent = None if number == 1 else draw(st.integers(1, number - 1) | st.just(99))
+        kind = draw(st.sampled_from(["agent", "tool", "chat", "plain"]))
+        start = T0 + draw(st.integers(0, 5)) * MS
+        attributes: dict[str, Any] = {
+            "agent": {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": draw(NAMES)},
+            "tool": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"},
+            "chat": {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": draw(st.integers(0, 9))},
+            "plain": {},
+        }[kind]
+        spans.append(make_span(number, parent=parent, start=start, attributes=attributes, error=draw(st.booleans())))
+    return spans
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(span_trees(), st.randoms(use_true_random=False))
+def test_every_span_lands_in_exactly_one_run_whatever_the_order(spans: list[Span], shuffler: random.Random) -> None:
+    segments = agent_segments(in_run_order(spans))
+    owned = Counter(span.span_id for segment in segments for span in segment.spans)
+    assert owned == Counter(span.span_id for span in spans)  # a partition of the spans
+    assert len({segment.identity for segment in segments}) == len(segments)
+    shuffled = spans[:]
+    shuffler.shuffle(shuffled)
+    halves = shuffled[: len(shuffled) // 2] + shuffled[len(shuffled) // 2 :]
+    assert map_runs("r", halves) == map_runs("r", spans)
+    runs = map_runs("r", spans)
+    event_spans = Counter(span_id for run in runs for span_id in _span_ids(run))
+    assert set(event_spans.values()) <= {1}  # a span's own events are in one run only
+    for run in runs:
+        assert _span_ids(run) <= {
+            span.span_id for segment in segments for span in segment.spans if segment.identity == run.identity
+        }
