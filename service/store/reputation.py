@@ -30,6 +30,7 @@ from uuid import UUID
 import orjson
 
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
+from service.reputation.rebuild import Occupant
 from service.settings import Settings
 from service.store.client import Store, done
 from service.store.keyed_locks import KeyedLocks
@@ -167,10 +168,35 @@ def _insert(
     )
 
 
-def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> tuple[ReputationEvent, ...]:
+def insert_events(
+    store: Store, tenant: str, events: Sequence[ReputationEvent], source: str = REPUTE_SOURCE
+) -> tuple[ReputationEvent, ...]:
     """Stores the runs' own events (source `repute`, never capped), retractions included; returns those
-    that were new, the rest being stored already."""
-    return _insert(store, tenant, REPUTE_SOURCE, events, None).stored
+    that were new, the rest being stored already. A rebuild's retraction of an occupant (a row stored
+    under an id of a run's, service.reputation.rebuild) takes the occupant's source instead."""
+    return _insert(store, tenant, source, events, None).stored
+
+
+def _stored_event(row: dict[str, Any]) -> ReputationEvent:
+    return ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])})
+
+
+def events_under(store: Store, tenant: str, keys: Iterable[EventKey]) -> list[Occupant]:
+    """The rows stored under some (identity, id) pairs, whatever their source, each with the source and
+    cap flag it was stored with (sql/reputation_events_under.sql)."""
+    wanted = set(keys)
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted({identity for identity, _ in wanted}),
+        "ids": sorted({str(event_id) for _, event_id in wanted}),
+    }
+    found = []
+    for row in dicts(store.client.query(load("reputation_events_under"), parameters=parameters)):
+        source, capped = row.pop("source"), bool(row.pop("capped"))
+        event = _stored_event(row)
+        if _key(event) in wanted:
+            found.append(Occupant(event, source, capped))
+    return found
 
 
 def run_events(
@@ -189,7 +215,7 @@ def run_events(
     for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
         run = (row["identity"], row["reference_id"])
         if run in wanted:
-            found.setdefault(run, []).append(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}))
+            found.setdefault(run, []).append(_stored_event(row))
     return found
 
 
