@@ -48,7 +48,7 @@ def _pre_claim(store: Store, tenant: str, source: str, event_id: uuid.UUID, run_
     claimed = ReputationEvent(
         event_id, at, IDENTITY, "task_quality", "run_trust", 1.0, reference_type="run", reference_id=run_id
     )
-    reputation_store.insert_signals(store, tenant, source, [claimed])
+    reputation_store.insert_signals(store, tenant, source, [claimed], at)
 
 
 def test_a_rebuild_repairs_a_run_whose_run_trust_was_pre_claimed(

@@ -138,10 +138,10 @@ def post_signals(
     store: Store, tenant: str, source: str, signals: list[dict[str, Any]], now: datetime
 ) -> dict[str, Any]:
     """Stores signals from other systems (SPEC §3.3) as coming from `source`, the id of the key that
-    posted them (the server's, never the client's word). `accepted` counts the events stored, capped
+    posted them (the server's, never the client's word), arriving `now`. `accepted` counts the events stored, capped
     ones included; ids already stored are duplicates, not errors."""
     events = [signal_event(tenant, signal, now, f"events[{i}]") for i, signal in enumerate(signals)]
-    outcome = reputation_store.insert_signals(store, tenant, source, events)
+    outcome = reputation_store.insert_signals(store, tenant, source, events, now)
     return {
         "accepted": len(outcome.stored),
         "duplicates": len(outcome.duplicates),
