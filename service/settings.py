@@ -43,6 +43,9 @@ class Settings(BaseSettings):
         ge=0,
         description="posted events counted per (source, identity, UTC day of arrival); the rest are flagged",
     )
+    signal_max_age_days: int = Field(
+        default=7, ge=0, description="days a posted signal's timestamp may lie before its arrival (admin keys: any)"
+    )
 
     quality_pass_threshold: float = 0.8
     session_idle_minutes: float = 30.0

@@ -1,5 +1,7 @@
-"""`repute reputation rebuild` repairs the runs whose ids a client pre-claimed (issue #28): the row put in
-directly here, as the signal path stored it (the client's event_id as the stored id)."""
+"""Posted signals live in an id space of their own (SPEC §7.1 "Ids", issue #28): no client can pre-claim
+the id of a run's event, a retraction or a rebuild's generation, and `repute reputation rebuild` repairs
+the runs whose ids a client pre-claimed before that (the row put in directly here, as the old signal path
+stored it: the client's event_id as the stored id)."""
 
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -41,6 +43,62 @@ def _rows(store: Store, tenant: str) -> list[dict[str, Any]]:
     )
     rows = [dict(zip(result.column_names, row, strict=True)) for row in result.result_rows]
     return [{**row, "timestamp": as_utc(row["timestamp"]), "capped": bool(row["capped"])} for row in rows]
+
+
+def _signal(event_id: str, delta: float = 1.0, **extra: Any) -> dict[str, Any]:
+    return {"identity": IDENTITY, "category": "task_quality", "event_type": "run_trust", "score_delta": delta,
+            "reference_type": "run", "event_id": event_id, **extra}  # fmt: skip
+
+
+def test_a_signal_under_a_runs_emitted_id_never_displaces_the_runs_event(
+    make_client, embedded_store: Store, tenant: str
+) -> None:
+    """Fails with the client's event_id as the stored id (before issue #28): the signal took the id of the
+    run's run_trust, the run's -1 was skipped as a duplicate and the agent read 100."""
+    admin, poster = make_client(tenant), make_client(tenant, ("ingest",))
+    run_id = "run-claimed"
+    emitted_id = str(event_uuid(tenant, run_id, "run_trust"))
+    answer = poster.post("/v1/reputation-events", json=[_signal(emitted_id, reference_id=run_id)])
+    assert answer.status_code == 202 and answer.json()["accepted"] == 1
+    [stored_id] = answer.json()["event_ids"]
+    assert stored_id != emitted_id
+
+    assert admin.post("/v1/sessions", json=_unsafe_session(run_id)).status_code == 201
+    rows = {str(row["event_id"]): row for row in _rows(embedded_store, tenant)}
+    run_trust = rows[emitted_id]
+    assert (run_trust["source"], run_trust["score_delta"]) == ("repute", -1.0)  # the run's own, unsafe
+    signal = rows[stored_id]
+    assert (signal["source"], signal["attributes"]) == (_key_id(poster), {"client_event_id": emitted_id})
+    assert_store_matches(embedded_store, tenant, list(rows.values()), datetime.now(UTC).date(), "both count")
+    report = admin.get(f"/v1/identities/{IDENTITY}/reputation").json()
+    assert report["categories"]["task_quality"] == 50.0  # the signal's +1 and the run's -1
+
+
+def test_a_client_id_is_its_sources_own_and_a_repost_changes_nothing(
+    make_client, embedded_store: Store, tenant: str
+) -> None:
+    first, second = make_client(tenant, ("ingest",)), make_client(tenant, ("ingest",))
+    client_id = str(uuid.uuid4())
+    posted = first.post("/v1/reputation-events", json=[_signal(client_id)]).json()
+    assert (posted["accepted"], posted["duplicates"]) == (1, 0)
+    again = first.post("/v1/reputation-events", json=[_signal(client_id, delta=-1.0)]).json()
+    assert (again["accepted"], again["duplicates"], again["event_ids"]) == (0, 1, posted["event_ids"])
+    other = second.post("/v1/reputation-events", json=[_signal(client_id.upper(), delta=-1.0)]).json()
+    assert other["accepted"] == 1 and other["event_ids"] != posted["event_ids"]
+    rows = _rows(embedded_store, tenant)
+    assert sorted((row["source"], row["score_delta"]) for row in rows) == sorted(
+        [(_key_id(first), 1.0), (_key_id(second), -1.0)]
+    )
+    assert all(row["attributes"] == {"client_event_id": client_id} for row in rows)
+
+
+def test_the_client_event_id_attribute_is_the_servers_to_set(make_client, tenant: str) -> None:
+    client = make_client(tenant, ("ingest",))
+    refused = client.post(
+        "/v1/reputation-events", json=[_signal(str(uuid.uuid4()), attributes={"client_event_id": "x"})]
+    )
+    assert refused.status_code == 422
+    assert refused.json()["errors"][0]["field"] == "events[0].attributes.client_event_id"
 
 
 def _pre_claim(store: Store, tenant: str, source: str, event_id: uuid.UUID, run_id: str, at: datetime) -> None:

@@ -271,7 +271,7 @@ def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pa
         results = ingest_sessions(store, tenant, batch, now, pass_threshold)
         runs += len(results)
         stored += sum(result.created for result in results)
-    posted = [signal_event(tenant, s, now, "signal") for s in signals(rng, fleet, options, now)]
+    posted = [signal_event(tenant, DEMO_SOURCE, s, now, None, "signal") for s in signals(rng, fleet, options, now)]
     for arrived_at, arrivals in _as_arrived(posted):
         reputation_store.insert_signals(store, tenant, DEMO_SOURCE, arrivals, arrived_at)
     reputation_store.refresh_scores(store)
