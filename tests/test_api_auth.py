@@ -58,6 +58,8 @@ def test_every_route_checks_its_scope(base_url: str, make_client, tenant: str) -
         others = tuple(s for s in ("ingest", "read", "admin") if s != needed)
         response = make_client(tenant, others).request(method, concrete)
         assert response.status_code == 403, f"{method} {path} without {needed}: {response.status_code}"
+        # the plain value: before issue #28 it read "the <Scope.INGEST: 'ingest'> scope"
+        assert response.json()["detail"] == f"this key lacks the {needed} scope", response.text
 
 
 def test_tenants_never_see_each_other(make_client) -> None:
