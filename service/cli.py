@@ -170,9 +170,13 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the REST API (migrates the store first; prints the admin key on first start)."""
+    from service.server import CannotServe
     from service.server import serve as run_server
 
-    run_server(get_settings(), host, port, workers)
+    try:
+        run_server(get_settings(), host, port, workers)
+    except CannotServe as exc:
+        fail(str(exc))
 
 
 @app.command()
