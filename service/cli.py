@@ -558,12 +558,14 @@ def demo(
 @keys_app.command("create")
 def keys_create(
     scopes: Annotated[list[Scope], typer.Option("--scope", metavar=choices(Scope), help="repeat for several")],
-    tenant: Annotated[str, typer.Option(metavar="TENANT")] = "default",
+    tenant: Annotated[
+        str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
+    ] = None,
     name: Annotated[str, typer.Option(metavar="NAME", help="what the key is for")] = "",
     as_json: JsonFlag = False,
 ) -> None:
     """Create a key; the secret is shown once."""
-    body = {"tenant": tenant, "scopes": [str(scope) for scope in scopes], "name": name}
+    body = {"scopes": [str(scope) for scope in scopes], "name": name} | ({"tenant": tenant} if tenant else {})
     with api() as client:
         created = client.json("POST", "/v1/keys", json=body)
     if as_json:

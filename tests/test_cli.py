@@ -68,6 +68,13 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     assert _invoke("gate", "--suite", "customs-evals", "--max-execution-error-rate", "0.5").exit_code == 0
 
 
+def test_keys_create_makes_a_key_of_the_callers_tenant(cli_as, tenant: str) -> None:
+    cli_as(tenant, ("admin",))
+    created = _invoke("keys", "create", "--scope", "read", "--json")
+    assert created.exit_code == 0, created.output
+    assert orjson.loads(created.stdout)["tenant"] == tenant
+
+
 def test_gate_offline_and_usage_errors() -> None:
     assert _invoke("gate", str(FIXTURES / "session_clean.json"), "--min-trust", "90").exit_code == 0
     failing = _invoke("gate", str(FIXTURES / "session_infra_error.json"), "--min-trust", "10")

@@ -169,5 +169,16 @@ def test_keys(tenants: tuple[httpx.Client, httpx.Client]) -> None:
     assert own.status_code == 201 and stranger.delete(f"/v1/keys/{own.json()['id']}").status_code == 204
 
 
+def test_a_key_created_without_a_tenant_is_of_the_callers_tenant(make_client, tenant: str) -> None:
+    """Fails with the schema's default tenant `default` taken as asked (before issue #28): a tenant's admin
+    got a 403 about the operator tenant."""
+    admin = make_client(tenant, ("admin",))
+    created = admin.post("/v1/keys", json={"scopes": ["read"]})
+    assert created.status_code == 201 and created.json()["tenant"] == tenant, created.text
+    assert make_client("default", ("admin",)).post("/v1/keys", json={"scopes": ["read"]}).json()["tenant"] == "default"
+    refused = admin.post("/v1/keys", json={"tenant": "default", "scopes": ["read"]})
+    assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "tenant"
+
+
 def _tenant_of(client: httpx.Client) -> str:
     return client.get("/v1/keys").json()["keys"][0]["tenant"]

@@ -16,7 +16,8 @@ router = APIRouter(prefix="/v1", tags=["keys"], route_class=KeyFirstRoute)
 
 @router.post("/keys", status_code=201, response_model=KeyCreated, summary="Create a key (shown once)")
 def create_key(body: KeyCreate, principal: Admin, store: StoreDep, now: Now) -> Any:
-    tenant = tenant_acted_on(principal, body.tenant, "only the operator tenant creates keys for other tenants")
+    asked = body.tenant if "tenant" in body.model_fields_set else None  # without one: the caller's own tenant
+    tenant = tenant_acted_on(principal, asked, "only the operator tenant creates keys for other tenants")
     created = keys.create_key(store, tenant, list(body.scopes), body.name, now)
     return {
         "id": created.key_id,
