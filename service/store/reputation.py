@@ -23,7 +23,7 @@ in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one pr
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -181,45 +181,42 @@ def insert_events(
     return _insert(store, tenant, source, events, None).stored
 
 
-def _stored_event(row: dict[str, Any]) -> ReputationEvent:
-    return ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])})
+def _rebuild_rows(
+    store: Store, tenant: str, identities: Iterable[str], run_ids: Iterable[str], ids: Iterable[UUID]
+) -> Iterator[Occupant]:
+    """The rows of sql/run_reputation_events.sql: the runs' own events (`run_ids`) and every row under
+    `ids`, each with its source and cap flag."""
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted(set(identities)),
+        "run_ids": sorted(set(run_ids)),
+        "ids": sorted({str(event_id) for event_id in ids}),
+        "source": REPUTE_SOURCE,
+    }
+    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
+        source, capped = row.pop("source"), bool(row.pop("capped"))
+        yield Occupant(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}), source, capped)
 
 
 def events_under(store: Store, tenant: str, keys: Iterable[EventKey]) -> list[Occupant]:
     """The rows stored under some (identity, id) pairs, whatever their source, each with the source and
-    cap flag it was stored with (sql/reputation_events_under.sql)."""
+    cap flag it was stored with."""
     wanted = set(keys)
-    parameters = {
-        "tenant": tenant,
-        "identities": sorted({identity for identity, _ in wanted}),
-        "ids": sorted({str(event_id) for _, event_id in wanted}),
-    }
-    found = []
-    for row in dicts(store.client.query(load("reputation_events_under"), parameters=parameters)):
-        source, capped = row.pop("source"), bool(row.pop("capped"))
-        event = _stored_event(row)
-        if _key(event) in wanted:
-            found.append(Occupant(event, source, capped))
-    return found
+    rows = _rebuild_rows(store, tenant, (identity for identity, _ in wanted), (), (i for _, i in wanted))
+    return [row for row in rows if _key(row.event) in wanted]
 
 
 def run_events(
     store: Store, tenant: str, runs: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], list[ReputationEvent]]:
-    """Every event stored for each run, given as (identity, run id), retractions included
-    (sql/run_reputation_events.sql); a run without any is left out."""
-    parameters = {
-        "tenant": tenant,
-        "identities": sorted({identity for identity, _ in runs}),
-        "run_ids": sorted({run_id for _, run_id in runs}),
-        "source": REPUTE_SOURCE,
-    }
+    """Every event stored for each run, given as (identity, run id), retractions included; a run without
+    any is left out."""
     wanted = set(runs)
     found: dict[tuple[str, str], list[ReputationEvent]] = {}
-    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
-        run = (row["identity"], row["reference_id"])
+    for row in _rebuild_rows(store, tenant, (identity for identity, _ in runs), (run for _, run in runs), ()):
+        run = (row.event.identity, row.event.reference_id)
         if run in wanted:
-            found.setdefault(run, []).append(_stored_event(row))
+            found.setdefault(run, []).append(row.event)
     return found
 
 
