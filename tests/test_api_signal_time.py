@@ -40,6 +40,7 @@ def test_an_ingest_key_posts_signals_of_the_last_days_only(make_client, tenant: 
     assert "REPUTE_SIGNAL_MAX_AGE_DAYS" in too_old.json()["detail"] and "admin" in too_old.json()["detail"]
     too_late = poster.post("/v1/reputation-events", json=[_signal(-timedelta(minutes=6), 4)])
     assert _refused_field(too_late) == "events[0].timestamp"
+    assert too_late.json()["detail"].endswith("timestamp is more than 5 minutes after the signal's arrival")
     assert _events(reader) == 2  # neither refused request stored anything, its valid signal included
 
 

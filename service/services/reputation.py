@@ -126,7 +126,8 @@ def _timestamp(signal: dict[str, Any], now: datetime, max_age: timedelta | None,
         return now
     timestamp = (given if given.tzinfo else given.replace(tzinfo=UTC)).astimezone(UTC)
     if timestamp > now + SIGNAL_LEAD:
-        raise FieldError(f"{field}.timestamp", f"timestamp is more than {SIGNAL_LEAD} after the signal's arrival")
+        minutes = SIGNAL_LEAD // timedelta(minutes=1)
+        raise FieldError(f"{field}.timestamp", f"timestamp is more than {minutes} minutes after the signal's arrival")
     if max_age is not None and timestamp < now - max_age:
         raise FieldError(
             f"{field}.timestamp",
