@@ -170,9 +170,13 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the REST API (migrates the store first; prints the admin key on first start)."""
+    from service.server import CannotServe
     from service.server import serve as run_server
 
-    run_server(get_settings(), host, port, workers)
+    try:
+        run_server(get_settings(), host, port, workers)
+    except CannotServe as exc:
+        fail(str(exc))
 
 
 @app.command()
@@ -554,12 +558,14 @@ def demo(
 @keys_app.command("create")
 def keys_create(
     scopes: Annotated[list[Scope], typer.Option("--scope", metavar=choices(Scope), help="repeat for several")],
-    tenant: Annotated[str, typer.Option(metavar="TENANT")] = "default",
+    tenant: Annotated[
+        str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
+    ] = None,
     name: Annotated[str, typer.Option(metavar="NAME", help="what the key is for")] = "",
     as_json: JsonFlag = False,
 ) -> None:
     """Create a key; the secret is shown once."""
-    body = {"tenant": tenant, "scopes": [str(scope) for scope in scopes], "name": name}
+    body = {"scopes": [str(scope) for scope in scopes], "name": name} | ({"tenant": tenant} if tenant else {})
     with api() as client:
         created = client.json("POST", "/v1/keys", json=body)
     if as_json:

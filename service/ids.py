@@ -1,4 +1,4 @@
-"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids.
+"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids, signals' references.
 
 Every check is a full match: a `$` anchor would also accept a trailing newline ("agent\\n").
 Run ids (and OTLP session ids, which are run ids) hold no `/`: a run's URL may end in `/graph` or
@@ -15,7 +15,9 @@ from service.errors import FieldError
 
 _ID = re.compile(r"[A-Za-z0-9._:@/+\-]{1,256}")
 _RUN_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,256}")
+_OPTIONAL_ID = re.compile(r"[A-Za-z0-9._:@/+\-]{0,256}")
 ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ / + -"
+OPTIONAL_ID_RULE = "empty, or " + ID_RULE
 RUN_ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ + - (no /)"
 
 
@@ -65,3 +67,5 @@ def _schema(pattern: re.Pattern[str]) -> WithJsonSchema:
 # Pydantic field types with the same full match (the schema shows the pattern for clients).
 Identifier = Annotated[str, AfterValidator(_validator(_ID, ID_RULE)), _schema(_ID)]
 RunIdentifier = Annotated[str, AfterValidator(_validator(_RUN_ID, RUN_ID_RULE)), _schema(_RUN_ID)]
+# An id that may be absent (""), e.g. a signal's reference_id: never a spreadsheet formula or a tab.
+OptionalIdentifier = Annotated[str, AfterValidator(_validator(_OPTIONAL_ID, OPTIONAL_ID_RULE)), _schema(_OPTIONAL_ID)]

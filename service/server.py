@@ -26,8 +26,13 @@ log = logging.getLogger("repute.server")
 # threshold (700) the collector would walk them again and again (about a quarter of a batch's CPU).
 GC_YOUNG_THRESHOLD = 50_000
 EMBEDDED_WORKERS_REFUSED = (
-    "error: --workers needs a ClickHouse server (REPUTE_CLICKHOUSE_URL): the embedded store allows one process"
+    "--workers needs a ClickHouse server (REPUTE_CLICKHOUSE_URL): the embedded store allows one process"
 )
+
+
+class CannotServe(Exception):
+    """The server cannot start as asked (--workers on the embedded store, a store another process owns
+    or that cannot be migrated): the CLI says why in one line and exits as for any refused request."""
 
 
 def _tune_gc() -> None:
@@ -65,7 +70,7 @@ def banner(url: str) -> str:
 
 def serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> None:
     if workers > 1 and settings.embedded:
-        raise SystemExit(EMBEDDED_WORKERS_REFUSED)
+        raise CannotServe(EMBEDDED_WORKERS_REFUSED)
     host = host or settings.host
     port = port or settings.port
     app = create_app(settings)
@@ -73,7 +78,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     try:
         holder.get()
     except (StoreLocked, MigrationError) as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise CannotServe(str(exc)) from None
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
     created = holder.first_admin_key

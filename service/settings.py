@@ -39,7 +39,12 @@ class Settings(BaseSettings):
         default=None, gt=0, description="decay half-life of reputation events in days (SPEC §7.1); unset = no decay"
     )
     signals_per_source_per_day: int = Field(
-        default=100, ge=0, description="posted events counted per (source, identity, day); the rest are flagged"
+        default=100,
+        ge=0,
+        description="posted events counted per (source, identity, UTC day of arrival); the rest are flagged",
+    )
+    signal_max_age_days: int = Field(
+        default=7, ge=0, description="days a posted signal's timestamp may lie before its arrival (admin keys: any)"
     )
 
     quality_pass_threshold: float = 0.8

@@ -1,6 +1,7 @@
 """How the CLI prints. Listings are a Rich table on a terminal, where long cells fold onto more lines
 and are never cut (`--wide` keeps each row on one line), and plain TSV with a header line when stdout
-is a pipe or a file, so `repute runs | cut -f1` sees whole ids. `--json` is the machine-stable form.
+is a pipe or a file, so `repute runs | cut -f1` sees whole ids; a text cell that a spreadsheet would run
+as a formula is written as text. `--json` is the machine-stable form.
 
 Library logs (an in-process API's unexpected error, the engine's) are one line on stderr here, never a
 traceback: the command itself says what failed.
@@ -55,9 +56,18 @@ def _write_tsv(console: Console, columns: Sequence[str], rows: Iterable[Sequence
     console.file.write("".join("\t".join(line) + "\n" for line in lines))
 
 
+# What a spreadsheet opening the TSV would run as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _tsv_cell(cell: Cell) -> str:
-    """A cell on one line with no tab in it; a missing value is empty."""
-    return "" if cell is None else " ".join(str(cell).split())
+    """A cell on one line with no tab in it; a missing value is empty. A text that starts like a formula
+    gets a leading `'`, which a spreadsheet shows as text; numbers stay numbers (-3.5 is no formula)."""
+    if cell is None:
+        return ""
+    text = " ".join(str(cell).split())
+    formula = isinstance(cell, str) and (cell.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS))
+    return f"'{text}" if formula else text
 
 
 def print_json(value: Any) -> None:

@@ -1,12 +1,13 @@
 """A brute-force recomputation of SPEC §7 and §7.1 from raw events, written independently of the SQL.
 
 An event is a dict with the columns of reputation_events; `source` defaults to `repute`, `capped` to
-false and `sign` to 1 (-1: a retraction, which counts as its event with every sum and count negated).
-Credibilities are per source (1 when absent); half_life None means no decay.
+false and `sign` to 1 (-1: a retraction, which counts as its event with every sum and count negated);
+`apply_caps` also reads each event's `arrived_at`. Credibilities are per source (1 when absent);
+half_life None means no decay.
 """
 
 from collections import Counter
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 from math import fsum
 from typing import Any
 
@@ -15,13 +16,13 @@ RUNS_SOURCE = "repute"
 
 
 def apply_caps(posted: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
-    """The events in posting order with `capped` set: past `cap` per (source, identity, UTC day), except
-    for the runs' own events."""
+    """The events in posting order with `capped` set: past `cap` per (source, identity, UTC day of
+    arrival: `arrived_at`, whatever the timestamp), except for the runs' own events."""
     counted: Counter[tuple[str, str, date]] = Counter()
     result = []
     for event in posted:
         source = event.get("source", RUNS_SOURCE)
-        slot = (source, event["identity"], event["timestamp"].date())
+        slot = (source, event["identity"], event["arrived_at"].astimezone(UTC).date())
         capped = source != RUNS_SOURCE and counted[slot] >= cap
         if not capped:
             counted[slot] += 1

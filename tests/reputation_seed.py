@@ -5,7 +5,7 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from service.reputation.model import REPUTE_SOURCE, ReputationEvent, event_uuid
@@ -92,8 +92,15 @@ def random_events(tenant: str, today: date, seed: int) -> list[Posted]:
     return posted + _bursts(rng, tenant, today)
 
 
-def store_posted(store: Store, tenant: str, posted: list[Posted]) -> None:
-    """Stores each source's events in their order, in batches, as the pipeline and the API would."""
+def arrival(today: date) -> datetime:
+    """When the seeded signals arrive: all on `today`, so each source's daily cap counts all of an
+    identity's signals together (SPEC §7.1: per day of arrival, whatever the timestamps)."""
+    return datetime.combine(today, time(12), UTC)
+
+
+def store_posted(store: Store, tenant: str, posted: list[Posted], today: date) -> None:
+    """Stores each source's events in their order, in batches, as the pipeline and the API would; the
+    signals arriving on `today`."""
     for source in sorted({s for s, _ in posted}):
         events = [e for s, e in posted if s == source]
         for start in range(0, len(events), 200):
@@ -101,19 +108,20 @@ def store_posted(store: Store, tenant: str, posted: list[Posted]) -> None:
             if source == REPUTE_SOURCE:
                 reputation_store.insert_events(store, tenant, batch)
             else:
-                reputation_store.insert_signals(store, tenant, source, batch)
+                reputation_store.insert_signals(store, tenant, source, batch, arrival(today))
 
 
-def raw(posted: list[Posted], cap: int = 100) -> list[dict[str, Any]]:
-    return apply_caps([{**asdict(e), "source": s} for s, e in posted], cap)
+def raw(posted: list[Posted], today: date, cap: int = 100) -> list[dict[str, Any]]:
+    """The events as rows, capped as `store_posted` stores them on `today`."""
+    return apply_caps([{**asdict(e), "source": s, "arrived_at": arrival(today)} for s, e in posted], cap)
 
 
 def seed(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
     """Stores the random events for today; returns them as raw rows (caps applied) and today."""
     today = datetime.now(UTC).date()
     posted = random_events(tenant, today, seed=7)
-    store_posted(store, tenant, posted)
-    return raw(posted), today
+    store_posted(store, tenant, posted, today)
+    return raw(posted, today), today
 
 
 @contextmanager

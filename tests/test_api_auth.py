@@ -58,6 +58,8 @@ def test_every_route_checks_its_scope(base_url: str, make_client, tenant: str) -
         others = tuple(s for s in ("ingest", "read", "admin") if s != needed)
         response = make_client(tenant, others).request(method, concrete)
         assert response.status_code == 403, f"{method} {path} without {needed}: {response.status_code}"
+        # the plain value: before issue #28 it read "the <Scope.INGEST: 'ingest'> scope"
+        assert response.json()["detail"] == f"this key lacks the {needed} scope", response.text
 
 
 def test_tenants_never_see_each_other(make_client) -> None:
@@ -164,8 +166,18 @@ def test_large_bodies_without_a_key_cost_the_server_no_memory(tmp_path: Path) ->
     assert peak - idle < 100 * MIB, f"idle {idle / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB"
 
 
-def test_requests_without_a_key_cannot_grow_the_metrics(base_url: str, client: httpx.Client) -> None:
+def test_only_the_operator_reads_the_metrics_of_every_tenant(make_client, tenant: str) -> None:
+    """Fails without the operator check of /metrics (issue #28): any tenant's admin key read every
+    tenant's counters."""
+    refused = make_client(tenant, ("admin",)).get("/metrics")
+    assert refused.status_code == 403 and "operator tenant 'default'" in refused.json()["detail"]
+    operator = make_client("default", ("admin",)).get("/metrics")
+    assert operator.status_code == 200 and "repute_http_requests_total" in operator.text
+
+
+def test_requests_without_a_key_cannot_grow_the_metrics(base_url: str, make_client) -> None:
     """Each request names a new method and a new path; after the first few, /metrics stops growing."""
+    client = make_client("default", ("admin",))
 
     def strangers(count: int) -> int:
         for n in range(count):

@@ -75,3 +75,19 @@ def test_run_ids_hold_no_slash_so_every_stored_run_reads_back(client: httpx.Clie
     run = client.get(f"/v1/runs/{created.json()['run_id']}").json()
     assert run["identity"] == identity
     assert client.get(f"/v1/identities/{identity}/history").status_code == 200
+
+
+def test_a_signals_reference_is_an_identifier_or_nothing(client: httpx.Client) -> None:
+    """Fails without the rule (issue #28): any 256 characters were taken, so a spreadsheet formula posted
+    as a reference reached the CLI's piped TSV."""
+
+    def signal(**reference: str) -> dict:
+        return {"identity": "agent", "category": "economic", "event_type": "payment_completed", "score_delta": 1,
+                **reference}  # fmt: skip
+
+    for hostile in ("=cmd|' /C calc'!A0", "tx\t1", "tx 1"):
+        refused = client.post("/v1/reputation-events", json=[signal(reference_id="tx-1"), signal(reference_id=hostile)])
+        assert _fields(refused) == ["events[1].reference_id"], hostile
+    fine = [signal(), signal(reference_id=""), signal(reference_id="tx-1")]
+    accepted = client.post("/v1/reputation-events", json=fine)
+    assert accepted.status_code == 202 and accepted.json()["accepted"] == 2  # no reference twice: one content

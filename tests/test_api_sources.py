@@ -1,15 +1,22 @@
 """SPEC §7.1 through the API: the posting key is the source, admins set credibility (their own tenant's
 keys only), credibility applies to every as_of at once, and an identity's reputation is explained."""
 
+from datetime import UTC, datetime, timedelta
+
 import httpx
 
-AS_OF = "2026-11-20"
+NOW = datetime.now(UTC)
+AS_OF = NOW.date().isoformat()
+# Older than REPUTE_SIGNAL_MAX_AGE_DAYS (an admin's import): unchanged over the explanation's 7 days.
+IMPORTED = (NOW - timedelta(days=10)).isoformat()
 
 
 def _signal(identity: str, delta: float, n: int, **extra: object) -> dict[str, object]:
+    """A signal 1 to 5 days old: within REPUTE_SIGNAL_MAX_AGE_DAYS, so an ingest key may post it."""
+    at = NOW - timedelta(days=1 + n % 5)
     return {
         "identity": identity, "category": "economic", "event_type": "payment_completed" if delta > 0 else
-        "payment_failed", "score_delta": delta, "timestamp": f"2026-11-{10 + n % 9:02d}T12:00:00Z", **extra,
+        "payment_failed", "score_delta": delta, "timestamp": at.isoformat(), **extra,
     }  # fmt: skip
 
 
@@ -26,7 +33,7 @@ def test_a_sources_credibility_applies_to_every_as_of_and_comes_back_exactly(mak
     honest.post("/v1/reputation-events", json=[_signal("agent-s", 1, n) for n in range(5)]).raise_for_status()
     answer = liar.post("/v1/reputation-events", json=[_signal("agent-s", -1, n, source="honest") for n in range(5)])
     assert answer.json()["accepted"] == 5 and answer.json()["capped"] == 0
-    days = (AS_OF, "2026-11-15", "2026-12-31")
+    days = [(NOW + timedelta(days=offset)).date().isoformat() for offset in (0, -1, 36)]
     before = [_overall(admin, "agent-s", day) for day in days]
     assert before[0] == 50.0  # +1 and -1 in equal numbers: the client's "source" field was ignored
 
@@ -59,9 +66,25 @@ def test_signals_over_the_daily_cap_are_stored_not_counted(make_client, tenant: 
     assert client.get("/v1/identities/agent-c/reputation", params={"as_of": AS_OF}).json()["events"] == 100
 
 
+def test_backdated_signals_share_the_cap_of_their_day_of_arrival(make_client, tenant: str) -> None:
+    """SPEC §7.1: the cap counts per UTC day of arrival. Fails with a cap per timestamp day (before issue
+    #28): 150 signals over 30 days were 5 a day, none capped."""
+    importer = make_client(tenant)  # an admin: may post signals of any age
+    spread = [
+        _signal("agent-b", 1, n, reference_id=f"ref-{n}", timestamp=(NOW - timedelta(days=n % 30)).isoformat())
+        for n in range(150)
+    ]
+    answer = importer.post("/v1/reputation-events", json=spread).json()
+    assert (answer["accepted"], answer["capped"]) == (150, 50)
+    assert importer.get("/v1/identities/agent-b/reputation", params={"as_of": AS_OF}).json()["events"] == 100
+
+
 def test_the_explanation_of_an_identity(make_client, tenant: str) -> None:
     client = make_client(tenant)
-    signals = [_signal("agent-e", 1, n, reference_type="transaction", reference_id=f"tx-{n}") for n in range(3)]
+    signals = [
+        _signal("agent-e", 1, n, reference_type="transaction", reference_id=f"tx-{n}", timestamp=IMPORTED)
+        for n in range(3)
+    ]
     client.post("/v1/reputation-events", json=signals).raise_for_status()
     explained = client.get("/v1/identities/agent-e/reputation/explain", params={"as_of": AS_OF})
     assert explained.status_code == 200, explained.text
@@ -78,7 +101,9 @@ def test_the_cli_explains_a_reputation(cli_as, make_client, tenant: str) -> None
 
     from service.cli import app as cli
 
-    make_client(tenant).post("/v1/reputation-events", json=[_signal("agent-x", -1, 1, reference_id="tx-9")])
+    make_client(tenant).post(
+        "/v1/reputation-events", json=[_signal("agent-x", -1, 1, reference_id="tx-9", timestamp=IMPORTED)]
+    )
     cli_as(tenant)
     shown = CliRunner().invoke(cli, ["reputation", "agent-x", "--as-of", AS_OF, "--explain"])
     assert shown.exit_code == 0, shown.output

@@ -1,6 +1,7 @@
 """The store-side CLI: through a running server (which owns the embedded store), and on its own."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -67,6 +68,13 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     assert _invoke("gate", "--suite", "customs-evals", "--max-execution-error-rate", "0.5").exit_code == 0
 
 
+def test_keys_create_makes_a_key_of_the_callers_tenant(cli_as, tenant: str) -> None:
+    cli_as(tenant, ("admin",))
+    created = _invoke("keys", "create", "--scope", "read", "--json")
+    assert created.exit_code == 0, created.output
+    assert orjson.loads(created.stdout)["tenant"] == tenant
+
+
 def test_gate_offline_and_usage_errors() -> None:
     assert _invoke("gate", str(FIXTURES / "session_clean.json"), "--min-trust", "90").exit_code == 0
     failing = _invoke("gate", str(FIXTURES / "session_infra_error.json"), "--min-trust", "10")
@@ -98,6 +106,30 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert _run(data_dir, "keys", "revoke", created["id"]).returncode == 1
 
 
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_exit_codes() -> dict[int, str]:
+    """The README's exit-code table: code -> meaning."""
+    table = README.read_text().split("Exit codes, the same for every command:", 1)[1].split("\n\n")[1]
+    return {int(code): meaning for code, meaning in re.findall(r"^\| (\d+) \| (.+) \|$", table, re.MULTILINE)}
+
+
+def readme_exit_code(words: str) -> int:
+    """The code whose meaning in the README says `words`."""
+    [code] = [code for code, meaning in readme_exit_codes().items() if words in meaning]
+    return code
+
+
+def test_the_readmes_exit_codes_are_the_clis() -> None:
+    assert sorted(readme_exit_codes()) == [0, 1, 2]
+    assert _invoke("diagnose", str(FIXTURES / "session_clean.json")).exit_code == readme_exit_code("done")
+    failing = _invoke("gate", str(FIXTURES / "session_loop.json"), "--min-trust", "10")
+    assert failing.exit_code == readme_exit_code("a gate that fails")
+    assert _invoke("gate", "--min-trust", "50").exit_code == readme_exit_code("a usage error")
+    # a store or server that refused: a second `repute serve`, in the test below
+
+
 def _serve_second(data_dir: Path) -> subprocess.CompletedProcess:
     """A second `repute serve` on a data directory that a running server owns: it must not stay up."""
     env = {**os.environ, "REPUTE_DATA_DIR": str(data_dir)}
@@ -119,7 +151,8 @@ def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path:
     try:
         second = _serve_second(data_dir)
         lines = [line for line in second.stdout.splitlines() if line.strip()]
-        assert second.returncode != 0
+        # the README's code: it exited 1 before issue #28
+        assert second.returncode == readme_exit_code("a store or server that refused"), second.returncode
         assert len(lines) == 1 and lines[0].startswith("error: ") and "in use by another process" in lines[0], lines
         assert orjson.loads(record.read_bytes()) == {"url": f"http://127.0.0.1:{port}", "pid": owner.pid}
 

@@ -2,22 +2,30 @@
 choices that are listed and checked, listings that never cut an id (TSV when piped), and one exit-code
 convention (0 done, 1 a negative answer, 2 a usage or input error)."""
 
+import io
 import logging
 import os
 import re
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import orjson
 import pytest
 import typer
+from rich.console import Console
 from typer.testing import CliRunner
 
 from service import __version__
 from service.cli import app as cli
+from service.reputation.model import ReputationEvent
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from service.terminal import print_table
 from tests.conftest import FIXTURES
 
 # The rule: help names what a value is (FILE, N, IDENTITY, or the choices themselves) and never shows a
@@ -115,6 +123,31 @@ def test_piped_listings_are_tsv_with_whole_ids(cli_as, tenant: str, tmp_path: Pa
     assert key_ids == {key["id"] for key in orjson.loads(_invoke("keys", "list", "--json").stdout)}
     for listing_json in (("runs", "--json"), ("alerts", "--json"), ("keys", "list", "--json"), ("status", "--json")):
         assert orjson.loads(_invoke(*listing_json).stdout) is not None, listing_json
+
+
+def test_piped_cells_that_a_spreadsheet_would_run_are_text() -> None:
+    """OWASP's rule against CSV injection: a text cell starting with = + - @, tab or CR gets a leading '.
+    Fails without terminal.FORMULA_STARTS (issue #28)."""
+    buffer = io.StringIO()  # not a terminal: TSV
+    cells = ["=cmd|' /C calc'!A0", "+1", "-x", "@SUM(A1)", "\tx", "\r=1", "  =1", "tx-9", -3.5, 7, None]
+    print_table(Console(file=buffer), ("cell",), [[cell] for cell in cells])
+    assert buffer.getvalue().splitlines() == [
+        "cell", "'=cmd|' /C calc'!A0", "'+1", "'-x", "'@SUM(A1)", "'x", "'=1", "'=1", "tx-9", "-3.5", "7", "",
+    ]  # fmt: skip
+
+
+def test_a_formula_stored_before_the_reference_rule_reaches_a_pipe_as_text(
+    cli_as, embedded_store: Store, tenant: str
+) -> None:
+    """A reference stored before signals' references had a rule (issue #28), listed by `reputation --explain`."""
+    formula = "=cmd|' /C calc'!A0"
+    signal = ReputationEvent(uuid.uuid4(), datetime.now(UTC), "agent-f", "economic", "payment_failed", -1.0,
+                             reference_type="transaction", reference_id=formula)  # fmt: skip
+    reputation_store.insert_signals(embedded_store, tenant, "key-old", [signal], datetime.now(UTC))
+    cli_as(tenant)
+    shown = _invoke("reputation", "agent-f", "--explain")
+    assert shown.exit_code == 0, shown.output
+    assert f"transaction\t'{formula}\t1\t-1.0" in shown.stdout.splitlines()
 
 
 def test_status_through_the_server(cli_as, tenant: str, tmp_path: Path, base_url: str) -> None:

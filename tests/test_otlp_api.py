@@ -260,7 +260,7 @@ def test_an_undiagnosable_session_never_stops_the_sweeper(make_client, embedded_
     with serve_in_thread(create_app(fast, store=embedded_store)) as url:
         sweeping = httpx.Client(base_url=url, headers=owner.headers, timeout=60)
         assert wait_until(lambda: sweeping.get("/v1/runs/p-2").json()["status"] == "finalized", attempts=200)
-        metrics = sweeping.get("/metrics").text
+        metrics = sweeping.get("/metrics", headers=make_client("default", ("admin",)).headers).text
     assert 'repute_session_sweep_failures_total{outcome="undiagnosable"} 1.0' in metrics
 
     closed = make_client(first).get("/v1/runs/p-1").json()

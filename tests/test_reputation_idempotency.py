@@ -32,11 +32,11 @@ def test_an_id_reused_by_another_tenant_is_stored_for_it_and_changes_nothing_of_
     tenant_a, tenant_b = f"a_{uuid.uuid4().hex[:8]}", f"b_{uuid.uuid4().hex[:8]}"
     shared_id = uuid.uuid4()
     alice = _payment(shared_id, "alice-agent", 1.0)
-    assert reputation_store.insert_signals(store, tenant_a, "key-of-a", [alice]).stored == (alice,)
+    assert reputation_store.insert_signals(store, tenant_a, "key-of-a", [alice], NOW).stored == (alice,)
     before = reputation_store.identity_reputation(store, tenant_a, "alice-agent", NOW.date())
 
     bob = _payment(shared_id, "bob-agent", -1.0)
-    outcome = reputation_store.insert_signals(store, tenant_b, "key-of-b", [bob])
+    outcome = reputation_store.insert_signals(store, tenant_b, "key-of-b", [bob], NOW)
     assert outcome.stored == (bob,) and outcome.duplicates == ()
 
     assert _stored(store, tenant_b, "bob-agent") == [(shared_id, -1.0)]
@@ -49,8 +49,8 @@ def test_an_id_reused_by_another_tenant_is_stored_for_it_and_changes_nothing_of_
 def test_an_id_reused_for_another_identity_of_the_same_tenant_is_stored(store: Store, tenant: str) -> None:
     shared_id = uuid.uuid4()
     alice, bob = _payment(shared_id, "alice-agent", 1.0), _payment(shared_id, "bob-agent", -1.0)
-    assert reputation_store.insert_signals(store, tenant, "key-1", [alice]).stored == (alice,)
-    assert reputation_store.insert_signals(store, tenant, "key-1", [bob]).stored == (bob,)
+    assert reputation_store.insert_signals(store, tenant, "key-1", [alice], NOW).stored == (alice,)
+    assert reputation_store.insert_signals(store, tenant, "key-1", [bob], NOW).stored == (bob,)
     assert _stored(store, tenant, "alice-agent") == [(shared_id, 1.0)]
     assert _stored(store, tenant, "bob-agent") == [(shared_id, -1.0)]
 
@@ -58,8 +58,8 @@ def test_an_id_reused_for_another_identity_of_the_same_tenant_is_stored(store: S
 def test_a_repeated_id_for_the_same_identity_is_a_duplicate(store: Store, tenant: str) -> None:
     event_id = uuid.uuid4()
     first, again = _payment(event_id, "alice-agent", 1.0), _payment(event_id, "alice-agent", -1.0)
-    assert reputation_store.insert_signals(store, tenant, "key-1", [first]).stored == (first,)
-    outcome = reputation_store.insert_signals(store, tenant, "key-1", [again])
+    assert reputation_store.insert_signals(store, tenant, "key-1", [first], NOW).stored == (first,)
+    outcome = reputation_store.insert_signals(store, tenant, "key-1", [again], NOW)
     assert outcome.stored == () and outcome.duplicates == (again,)
     assert _stored(store, tenant, "alice-agent") == [(event_id, 1.0)]
 
@@ -79,11 +79,11 @@ def test_a_tenants_inserts_never_wait_behind_another_tenants(embedded_store: Sto
     insert = reputation_store.insert_signals
     with reputation_store.INSERTS.holding([(tenant_a,)]):  # tenant A is busy inserting
         waiting = threading.Thread(
-            target=insert, args=(embedded_store, tenant_a, "key-a", [_payment(uuid.uuid4(), "x", 1)])
+            target=insert, args=(embedded_store, tenant_a, "key-a", [_payment(uuid.uuid4(), "x", 1)], NOW)
         )
         waiting.start()
         other = threading.Thread(
-            target=insert, args=(embedded_store, tenant_b, "key-b", [_payment(uuid.uuid4(), "y", 1)])
+            target=insert, args=(embedded_store, tenant_b, "key-b", [_payment(uuid.uuid4(), "y", 1)], NOW)
         )
         other.start()
         other.join(timeout=120)

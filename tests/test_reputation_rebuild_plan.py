@@ -3,13 +3,14 @@ current model emits, retractions included, and that applying a plan leaves nothi
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from uuid import UUID
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from service.reputation.emit import FinalizedRun, events_for_run
-from service.reputation.model import ReputationEvent
-from service.reputation.rebuild import RETRACTS, Plan, current_events, plan
+from service.reputation.model import ReputationEvent, event_uuid
+from service.reputation.rebuild import RETRACTS, Occupant, Plan, current_events, plan, retraction, retraction_id
 from service.vocab import ExecutionStatus, Readiness
 from tests.fleet import events_before_2026_11_23
 
@@ -99,6 +100,57 @@ def test_a_rebuild_cut_short_converges() -> None:
     for written in (list(full.retractions), list(full.emissions)):  # only one half reached the store
         again = plan(stored + written, events_for_run(run))
         assert _by_id(_applied(stored + written, again)) == _by_id(_applied(stored, full))
+
+
+def _occupant(event_id: UUID, capped: bool = False) -> Occupant:
+    """A client's +1 stored under `event_id` before signals had ids of their own (issue #28)."""
+    claimed = ReputationEvent(event_id, AT, "agent-a", "task_quality", "run_trust", 1.0, reference_type="run")
+    return Occupant(claimed, "key-attacker", capped)
+
+
+def _without_run_trust(run: FinalizedRun) -> tuple[list[ReputationEvent], ReputationEvent]:
+    """What a finalize stored when a signal held the id of its run_trust, and that run_trust."""
+    events = events_for_run(run)
+    [run_trust] = [e for e in events if e.event_type == "run_trust"]
+    return [e for e in events if e is not run_trust], run_trust
+
+
+def test_an_occupied_id_is_stepped_around_and_the_occupant_retracted_with_its_source() -> None:
+    run = _run(trust=75, readiness=Readiness.UNSAFE, causes=(("infinite_tool_loop", "critical", -20),))
+    stored, run_trust = _without_run_trust(run)
+    occupant = _occupant(run_trust.event_id)
+    done = plan(stored, events_for_run(run), [occupant])
+    [moved] = done.emissions
+    assert _content([moved]) == _content([run_trust]) and moved.event_id != run_trust.event_id
+    [eviction] = done.evictions
+    assert eviction == Occupant(retraction(occupant.event, eviction.event.event_id), "key-attacker")
+    assert done.retractions == () and len(done.ids) == 2
+    applied = _applied(stored, done)
+    assert plan(applied, events_for_run(run)) == Plan()  # the next rebuild looks nothing up
+    assert plan(applied, events_for_run(run), [occupant, eviction]) == Plan()  # nor retracts twice
+
+
+def test_a_pre_claimed_retraction_and_next_generation_are_stepped_around() -> None:
+    run = _run(trust=80, readiness=Readiness.UNSAFE)
+    stored = events_before_2026_11_23(run)
+    [old] = [e for e in stored if e.event_type == "run_trust"]
+    occupants = [_occupant(retraction_id(old.event_id)), _occupant(event_uuid(str(old.event_id), "generation", "1"))]
+    done = plan(stored, events_for_run(run), occupants)
+    [retracted], [new] = done.retractions, done.emissions
+    assert retracted.attributes[RETRACTS] == str(old.event_id) and new.score_delta == -1.0
+    taken = {e.event_id for e in stored} | {o.event.event_id for o in occupants}
+    assert not done.ids & taken and len(done.ids) == 4
+    assert {e.event.attributes[RETRACTS] for e in done.evictions} == {str(o.event.event_id) for o in occupants}
+
+
+def test_an_occupant_that_does_not_count_is_only_stepped_around() -> None:
+    run = _run(trust=90)
+    stored, run_trust = _without_run_trust(run)
+    capped = _occupant(run_trust.event_id, capped=True)
+    counted = _occupant(retraction_id(run_trust.event_id))
+    undone = Occupant(retraction(counted.event, event_uuid("an earlier rebuild's")), "key-attacker")
+    done = plan(stored, events_for_run(run), [capped, counted, undone])
+    assert done.evictions == () and [e.event_id for e in done.emissions] != [run_trust.event_id]
 
 
 trusts = st.integers(min_value=0, max_value=100)

@@ -51,9 +51,10 @@ def test_posted_signals_carry_the_posting_key_and_report_what_was_stored(store: 
          "timestamp": NOW, "reference_id": f"tx-{i}", "source": "chosen-by-the-client"}
         for i in range(101)
     ]  # fmt: skip
-    answer = post_signals(store, tenant, "key-1", signals, NOW)
+    poster = Principal("key-1", tenant, frozenset({"ingest"}))
+    answer = post_signals(store, poster, signals, NOW)
     assert (answer["accepted"], answer["duplicates"], answer["capped"]) == (101, 0, 1)
-    again = post_signals(store, tenant, "key-1", signals[:3], NOW)
+    again = post_signals(store, poster, signals[:3], NOW)
     assert (again["accepted"], again["duplicates"], again["capped"]) == (0, 3, 0)
     assert sources(store, tenant) == {"sources": [{"source": "key-1", "credibility": 1.0, "updated_at": None}]}
 

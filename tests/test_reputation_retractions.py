@@ -34,10 +34,10 @@ def _retracted_rows(posted: list[tuple[str, ReputationEvent]], share: float, see
 def test_a_retraction_takes_its_event_out_of_every_figure(store: Store, tenant: str) -> None:
     today = datetime.now(UTC).date()
     posted = random_events(tenant, today, seed=11)
-    store_posted(store, tenant, posted)
+    store_posted(store, tenant, posted, today)
     retractions = _retracted_rows(posted, 0.4, seed=12)
     assert len(reputation_store.insert_events(store, tenant, retractions)) == len(retractions)
-    events = raw(posted) + raw([(REPUTE_SOURCE, r) for r in retractions])
+    events = raw(posted, today) + raw([(REPUTE_SOURCE, r) for r in retractions], today)
     assert all(e["sign"] == -1 for e in events[len(posted) :])
 
     for as_of in (today, today - timedelta(days=30)):
@@ -101,7 +101,7 @@ def before_0010(fresh_database: Store, monkeypatch: pytest.MonkeyPatch) -> Store
 def test_migration_0010_keeps_every_stored_figure_and_stops_feeding_the_old_daily_table(before_0010: Store) -> None:
     store, tenant, today = before_0010, "t", datetime.now(UTC).date()
     posted = random_events(tenant, today, seed=5)
-    events = raw(posted)
+    events = raw(posted, today)
     columns = reputation_store.EVENT_COLUMNS[:-1]  # before 0010: no sign
     store.client.insert(
         "reputation_events",

@@ -38,13 +38,13 @@ def test_credibility_zero_removes_a_source_from_every_day_at_once_and_one_restor
 ) -> None:
     today = datetime.now(UTC).date()
     posted = random_events(tenant, today, seed=11)
-    store_posted(store, tenant, posted)
+    store_posted(store, tenant, posted, today)
     identities = sorted({e.identity for _, e in posted})
     days = [today, today - timedelta(days=7), today - timedelta(days=45), today - timedelta(days=100)]
     before, fleet_before = _reports(store, tenant, identities, days), _fleet(store, tenant)
 
     reputation_store.set_credibility(store, tenant, "key-a", 0.0, datetime.now(UTC))
-    without_a = [e for e in raw(posted) if e["source"] != "key-a"]
+    without_a = [e for e in raw(posted, today) if e["source"] != "key-a"]
     for (identity, day), actual in _reports(store, tenant, identities, days).items():
         expected = reputation(without_a, identity, day, Model())
         if actual is None:
@@ -62,21 +62,32 @@ def test_credibility_zero_removes_a_source_from_every_day_at_once_and_one_restor
 
 
 def test_a_source_gets_its_daily_cap_across_batches_and_its_own_allowance(store: Store, tenant: str) -> None:
-    first = reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", i) for i in range(60)])
-    second = reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", i) for i in range(60, 120)])
-    other_source = reputation_store.insert_signals(
-        store, tenant, "key-b", [_payment("alice", i) for i in range(200, 230)]
-    )
-    next_day = reputation_store.insert_signals(
-        store, tenant, "key-a", [_payment("alice", i, NOW + timedelta(days=1)) for i in range(300, 310)]
-    )
+    insert = reputation_store.insert_signals
+    first = insert(store, tenant, "key-a", [_payment("alice", i) for i in range(60)], NOW)
+    second = insert(store, tenant, "key-a", [_payment("alice", i) for i in range(60, 120)], NOW)
+    other_source = insert(store, tenant, "key-b", [_payment("alice", i) for i in range(200, 230)], NOW)
+    next_day = insert(store, tenant, "key-a", [_payment("alice", i) for i in range(300, 310)], NOW + timedelta(days=1))
     assert (len(first.stored), len(first.capped)) == (60, 0)
     assert (len(second.stored), len(second.capped)) == (60, 20)
     assert second.capped == second.stored[40:]
     assert (len(other_source.stored), len(other_source.capped)) == (30, 0)
-    assert (len(next_day.stored), len(next_day.capped)) == (10, 0)
-    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date() + timedelta(days=1))
+    assert (len(next_day.stored), len(next_day.capped)) == (10, 0)  # arrived the next day: its own allowance
+    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date())
     assert report is not None and report["events"] == 100 + 30 + 10
+
+
+def test_backdated_signals_share_the_cap_of_their_day_of_arrival(store: Store, tenant: str) -> None:
+    """SPEC §7.1 "Time": the cap counts per UTC day of arrival, so spreading timestamps over past days
+    cannot multiply it. Fails with a cap per timestamp day (as before issue #28): 5 signals a day over 30
+    days were all counted."""
+    insert = reputation_store.insert_signals
+    spread = [_payment("alice", i, NOW - timedelta(days=i % 30)) for i in range(150)]
+    outcome = insert(store, tenant, "key-a", spread, NOW)
+    assert (len(outcome.stored), outcome.capped) == (150, outcome.stored[100:])
+    older = [_payment("alice", i, NOW - timedelta(days=45)) for i in range(200, 205)]  # a day without any
+    assert insert(store, tenant, "key-a", older, NOW + timedelta(hours=3)).capped == tuple(older)
+    report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date())
+    assert report is not None and report["events"] == 100
 
 
 def test_the_runs_own_events_are_never_capped(store: Store, tenant: str) -> None:
@@ -94,14 +105,14 @@ def test_the_runs_own_events_are_never_capped(store: Store, tenant: str) -> None
 @pytest.mark.parametrize("source", ["repute", "legacy", ""])
 def test_a_posted_signal_cannot_take_a_reserved_source(store: Store, tenant: str, source: str) -> None:
     with pytest.raises(ValueError, match="source"):
-        reputation_store.insert_signals(store, tenant, source, [_payment("alice", 1)])
+        reputation_store.insert_signals(store, tenant, source, [_payment("alice", 1)], NOW)
 
 
 def test_insert_outcome_tells_stored_from_duplicate(store: Store, tenant: str) -> None:
     batch = [_payment("alice", 1), _payment("alice", 2), _payment("alice", 1, delta=-1.0), _payment("bob", 1)]
-    outcome = reputation_store.insert_signals(store, tenant, "key-a", batch)
+    outcome = reputation_store.insert_signals(store, tenant, "key-a", batch, NOW)
     assert outcome.stored == (batch[0], batch[1], batch[3]) and outcome.duplicates == (batch[2],)
-    again = reputation_store.insert_signals(store, tenant, "key-b", batch)
+    again = reputation_store.insert_signals(store, tenant, "key-b", batch, NOW)
     assert again.stored == () and again.duplicates == tuple(batch)
 
 
@@ -117,7 +128,7 @@ def test_sources_list_the_seen_and_the_set(store: Store, tenant: str) -> None:
         tenant,
         [ReputationEvent(uuid.uuid4(), NOW, "alice", "task_quality", "run_trust", 1.0, reference_type="run")],
     )
-    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1)])
+    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1)], NOW)
     reputation_store.set_credibility(store, tenant, "key-z", 0.2, NOW)
     reputation_store.set_credibility(store, tenant, "key-z", 0.3, NOW + timedelta(seconds=1))
     reputation_store.set_credibility(store, f"other_{tenant}", "key-a", 0.0, NOW)
@@ -131,8 +142,8 @@ def test_sources_list_the_seen_and_the_set(store: Store, tenant: str) -> None:
 def test_a_read_weighs_by_the_latest_credibility_written_whatever_the_order_of_the_writes(
     store: Store, tenant: str
 ) -> None:
-    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1, delta=1.0)])
-    reputation_store.insert_signals(store, tenant, "key-b", [_payment("alice", 2, delta=-1.0)])
+    reputation_store.insert_signals(store, tenant, "key-a", [_payment("alice", 1, delta=1.0)], NOW)
+    reputation_store.insert_signals(store, tenant, "key-b", [_payment("alice", 2, delta=-1.0)], NOW)
     reputation_store.set_credibility(store, tenant, "key-a", 0.2, NOW)
     reputation_store.set_credibility(store, tenant, "key-a", 0.6, NOW + timedelta(seconds=2))
     reputation_store.set_credibility(store, tenant, "key-a", 0.9, NOW + timedelta(seconds=1))  # written last, older
@@ -165,4 +176,4 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
     sources = store.client.query("SELECT event_id, source FROM reputation_events").result_rows
     expected_source = {e.event_id: ("repute" if s == "repute" else "legacy") for s, e in posted}
     assert dict(sources) == expected_source
-    assert_store_matches(store, tenant, raw(posted, cap=10**9), today, "after 0006")  # none capped before 0006
+    assert_store_matches(store, tenant, raw(posted, today, cap=10**9), today, "after 0006")  # none capped before 0006

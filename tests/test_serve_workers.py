@@ -17,7 +17,7 @@ def test_workers_are_refused_on_the_embedded_store(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert served.returncode != 0
+    assert served.returncode == 2  # could not do what was asked (README, exit codes)
     assert served.stderr.strip().splitlines() == [
         "error: --workers needs a ClickHouse server (REPUTE_CLICKHOUSE_URL): the embedded store allows one process"
     ]

@@ -57,8 +57,9 @@ def _sessions(count: int, seed: int) -> list[runs.SessionInput]:
 def _signals(tenant: str) -> list:
     now = datetime(2026, 10, 30, tzinfo=UTC)
     return [
-        signal_event(tenant, {"identity": f"agent-{i % 7}", "category": "economic", "event_type": "payment_completed",
-                              "score_delta": 1.0, "reference_id": f"tx-{i}"}, now, "events")
+        signal_event(tenant, "key-1", {"identity": f"agent-{i % 7}", "category": "economic",
+                                       "event_type": "payment_completed", "score_delta": 1.0,
+                                       "reference_id": f"tx-{i}"}, now, None, "events")
         for i in range(30)
     ]  # fmt: skip
 
@@ -129,9 +130,9 @@ def test_hostile_values_are_stored_and_read_back_verbatim(store: Store, tenant: 
         assert [r.run_id for r in run_store.list_runs(store, hostile_tenant, identity=value)] == [value]
         report = reputation_report(store, hostile_tenant, value, date(2026, 11, 1))
         assert report is not None and report["events"] == 1
-        signal = signal_event(hostile_tenant, {"identity": value, "category": "economic", "event_type": "x",
-                                               "score_delta": 1.0, "reference_id": value,
-                                               "attributes": {value: value}}, now, "events")  # fmt: skip
+        signal = signal_event(hostile_tenant, "key-1", {"identity": value, "category": "economic", "event_type": "x",
+                                                        "score_delta": 1.0, "reference_id": value,
+                                                        "attributes": {value: value}}, now, None, "events")  # fmt: skip
         assert reputation_store.insert_events(store, hostile_tenant, [signal]) == (signal,)
     assert store.client.query("EXISTS TABLE runs").result_rows[0][0] == 1
     assert run_store.get_run(store, tenant, HOSTILE[2]) is None

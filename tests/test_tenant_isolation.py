@@ -139,15 +139,18 @@ def _economic(client: httpx.Client, identity: str) -> Any:
 def test_reputation_events(tenants: tuple[httpx.Client, httpx.Client]) -> None:
     owner, stranger = tenants
     identity, event_id = _id("agent"), str(uuid.uuid4())
-    assert owner.post("/v1/reputation-events", json=[_signal(identity, event_id, 1)]).json()["accepted"] == 1
+    first = owner.post("/v1/reputation-events", json=[_signal(identity, event_id, 1)]).json()
+    assert first["accepted"] == 1
 
     def send(eid: str) -> httpx.Response:
         return stranger.post("/v1/reputation-events", json=[_signal(identity, eid, -1)])
 
+    def counts(response: httpx.Response) -> tuple[int, dict]:  # the stored ids are the tenant's own (SPEC §7.1)
+        return response.status_code, {k: v for k, v in response.json().items() if k != "event_ids"}
+
     reused = send(event_id)
-    fresh_id = str(uuid.uuid4())
-    assert _answer(reused, event_id) == _answer(send(fresh_id), fresh_id)
-    assert reused.json()["accepted"] == 1
+    assert counts(reused) == counts(send(str(uuid.uuid4())))
+    assert reused.json()["accepted"] == 1 and reused.json()["event_ids"] != first["event_ids"]
     assert _economic(owner, identity) == (100.0, 1)
     assert _economic(stranger, identity) == (0.0, 2)  # the reused id and the fresh one, both counted
 
@@ -164,6 +167,17 @@ def test_keys(tenants: tuple[httpx.Client, httpx.Client]) -> None:
     assert key_id not in [key["id"] for key in stranger.get("/v1/keys").json()["keys"]]
     own = stranger.post("/v1/keys", json={"tenant": _tenant_of(stranger), "scopes": ["read"]})
     assert own.status_code == 201 and stranger.delete(f"/v1/keys/{own.json()['id']}").status_code == 204
+
+
+def test_a_key_created_without_a_tenant_is_of_the_callers_tenant(make_client, tenant: str) -> None:
+    """Fails with the schema's default tenant `default` taken as asked (before issue #28): a tenant's admin
+    got a 403 about the operator tenant."""
+    admin = make_client(tenant, ("admin",))
+    created = admin.post("/v1/keys", json={"scopes": ["read"]})
+    assert created.status_code == 201 and created.json()["tenant"] == tenant, created.text
+    assert make_client("default", ("admin",)).post("/v1/keys", json={"scopes": ["read"]}).json()["tenant"] == "default"
+    refused = admin.post("/v1/keys", json={"tenant": "default", "scopes": ["read"]})
+    assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "tenant"
 
 
 def _tenant_of(client: httpx.Client) -> str:

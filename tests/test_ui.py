@@ -98,10 +98,10 @@ def _run_at(fixture: str, run_id: str, start: datetime) -> dict[str, Any]:
     return {"run_id": run_id, "identity": EXPLAINED, "events": moved}
 
 
-def _seed_explained_agent(api: httpx.Client) -> None:
-    """EXPLAINED over the last 10 days: a clean run and two completed payments 10 days ago; today an
-    unsafe run and 101 failed payments of one invoice, the last over the daily cap of the key's source.
-    No identity hygiene events at all."""
+def _seed_explained_agent(api: httpx.Client, importer: httpx.Client) -> None:
+    """EXPLAINED over the last 10 days: a clean run and two completed payments 10 days ago (imported by an
+    admin key: older than REPUTE_SIGNAL_MAX_AGE_DAYS); today an unsafe run and 101 failed payments of one
+    invoice, the last over the daily cap of the key's source. No identity hygiene events at all."""
     now = datetime.now(UTC)
     long_ago = now - timedelta(days=10)
     runs = [
@@ -119,7 +119,8 @@ def _seed_explained_agent(api: httpx.Client) -> None:
          "event_id": str(uuid.uuid4()), "reference_type": "invoice", "reference_id": "inv-7"}
         for _ in range(101)
     ]  # fmt: skip
-    answer = api.post("/v1/reputation-events", json=paid + failed)
+    assert importer.post("/v1/reputation-events", json=paid).status_code == 202
+    answer = api.post("/v1/reputation-events", json=failed)
     assert answer.status_code == 202 and answer.json()["capped"] == 1, answer.text
 
 
@@ -447,7 +448,9 @@ def _signed(points: float) -> str:
 
 def test_the_agent_page_explains_what_moved_the_score(browser: Browser, base_url: str, embedded_store: Store) -> None:
     tenant = _tenant(base_url, embedded_store)
-    _seed_explained_agent(tenant.api)
+    admin = create_key(embedded_store, tenant.name, ["ingest", "admin"], "ui import", datetime.now(UTC)).key
+    with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {admin}"}, timeout=120) as importer:
+        _seed_explained_agent(tenant.api, importer)
     explanation = tenant.api.get(f"/v1/identities/{EXPLAINED}/reputation/explain").json()
     explorer = _explorer(browser, base_url, tenant.key)
     explorer.open(f"#/identities/{EXPLAINED}")

@@ -65,7 +65,7 @@ def authenticate(app: FastAPI, authorization: str | None, scope: str) -> Princip
     if principal is None:
         raise Problem(401, "Unauthorized", "the API key is unknown or revoked", headers=_CHALLENGE)
     if scope not in principal.scopes:
-        raise Problem(403, "Forbidden", f"this key lacks the {scope!r} scope")
+        raise Problem(403, "Forbidden", f"this key lacks the {scope} scope")
     return principal
 
 

@@ -1,6 +1,7 @@
 """OTLP/HTTP as both receivers speak it (/v1/logs, /v1/traces): JSON or protobuf, optionally gzip;
 answers in the request's encoding. A request refused whole (400 undecodable, 413 over a limit, 415
-neither JSON nor protobuf) gets a google.rpc.Status, as OTLP/HTTP clients expect, not problem+json."""
+neither JSON nor protobuf, or encoded otherwise than with gzip) gets a google.rpc.Status, as OTLP/HTTP
+clients expect, not problem+json."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from fastapi import FastAPI, Request, Response
 from google.protobuf.json_format import MessageToDict
 from google.rpc import status_pb2
 
+from service.api.encoding import GZIP, UnsupportedEncoding, body_encoding
 from service.errors import TooLarge
 from service.services.inputs import Received, check_request_size
 
@@ -35,7 +37,7 @@ def request_body_schema(resource_key: str) -> dict[str, Any]:
 REFUSALS: dict[int | str, dict[str, Any]] = {
     400: {"description": "google.rpc.Status: the request cannot be decoded"},
     413: {"description": "google.rpc.Status: over a size limit, named with its setting"},
-    415: {"description": "google.rpc.Status: neither JSON nor protobuf"},
+    415: {"description": "google.rpc.Status: neither JSON nor protobuf, or a Content-Encoding other than gzip"},
 }
 
 
@@ -62,7 +64,10 @@ async def read_body(request: Request) -> OtlpBody:
     content_type = media_type(request.headers.get("content-type"))
     if content_type not in (JSON, PROTOBUF):
         raise Refused(415, f"send {JSON} or {PROTOBUF}, not {content_type!r}", protobuf=False)
-    gzipped = request.headers.get("content-encoding", "").lower() == "gzip"
+    try:
+        gzipped = body_encoding(request) == GZIP
+    except UnsupportedEncoding as exc:
+        raise Refused(415, str(exc), content_type == PROTOBUF) from exc
     return OtlpBody(await request.body(), content_type == PROTOBUF, gzipped)
 
 

@@ -5,7 +5,8 @@ error, which the API answers as a 400 (service/api/errors.py).
 
 A route with a JSON body model reads the body as JSON whatever its Content-Type says (`curl -d` sends
 application/x-www-form-urlencoded): a body that parses is served, one that does not is a 400, never a
-confusing "Input should be a valid dictionary".
+confusing "Input should be a valid dictionary". A body sent with `Content-Encoding: gzip` is read
+inflated on every route (the OTLP receivers inflate their own); another encoding is a 415 naming it.
 """
 
 from collections.abc import Callable, Coroutine
@@ -18,6 +19,11 @@ from fastapi.routing import APIRoute
 from starlette.types import Scope
 
 from service.api.auth import required_scope, resolve_caller
+from service.api.encoding import GZIP, UnsupportedEncoding, body_encoding
+from service.api.errors import Problem
+from service.api.otlp_http import OTLP_PATHS
+from service.judge import OTLPDecodeError, gunzip_body
+from service.judge.otlp import InflatedTooLarge
 from service.priority import writers_turn
 
 _JSON = b"application/json"
@@ -49,6 +55,31 @@ class OrjsonRequest(Request):
             self._json = await parse_body(self, orjson.loads)
         return self._json
 
+    async def inflate(self, max_bytes: int) -> None:
+        """From now on the body reads inflated (Content-Encoding: gzip), within `max_bytes` as the OTLP
+        receivers' bodies; 413 past it, 400 when it is not gzip. An empty body stays empty."""
+        data = await self.body()
+        if not data:
+            return
+        try:
+            inflated = await parse_off_loop(data, lambda gzipped: gunzip_body(gzipped, max_bytes))
+        except InflatedTooLarge as exc:
+            raise Problem(413, "Content Too Large", f"{exc}; the limit is the setting REPUTE_MAX_BODY_BYTES") from exc
+        except OTLPDecodeError as exc:
+            raise Problem(400, "Bad Request", str(exc), field="body") from exc
+        self._body = inflated  # where Starlette's Request keeps the body it read, for body(), json() and stream()
+
+
+async def _decoded(request: OrjsonRequest) -> OrjsonRequest:
+    """The request, its body inflated if it came with gzip; another Content-Encoding is a 415."""
+    try:
+        encoding = body_encoding(request)
+    except UnsupportedEncoding as exc:
+        raise Problem(415, "Unsupported Media Type", str(exc), field="header.content-encoding") from exc
+    if encoding == GZIP:
+        await request.inflate(request.app.state.settings.max_body_bytes)
+    return request
+
 
 def _read_as_json(scope: Scope) -> None:
     """Says the body is JSON, so the route parses it as such."""
@@ -61,12 +92,14 @@ class KeyFirstRoute(APIRoute):
         handler = super().get_route_handler()
         scope = required_scope(self.dependant)
         reads_json_body = self.body_field is not None
+        decodes_its_body = self.path in OTLP_PATHS  # the OTLP receivers inflate while decoding
 
         async def check_key_then_handle(request: Request) -> Response:
             if scope is not None:
                 await resolve_caller(request, scope)
             if reads_json_body:
                 _read_as_json(request.scope)
-            return await handler(OrjsonRequest(request.scope, request.receive))
+            own = OrjsonRequest(request.scope, request.receive)
+            return await handler(own if decodes_its_body else await _decoded(own))
 
         return check_key_then_handle

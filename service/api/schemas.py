@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier
+from service.ids import Identifier, OptionalIdentifier
 from service.services.inputs import Execution
 from service.store.rows import storable
 from service.vocab import SCOPES, TIME_RULE, Category, Scope
@@ -137,9 +137,13 @@ class Signal(Strict):
     weight: float = Field(default=1.0, ge=0, le=1_000)
     timestamp: StorableTime | None = Field(default=None, description="ISO 8601; UTC when no offset; now when absent")
     reference_type: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9._:\-]*$")
-    reference_id: str = Field(default="", max_length=256)
+    reference_id: OptionalIdentifier = ""
     attributes: dict[str, str] = Field(default_factory=dict, max_length=64)
-    event_id: str | None = Field(default=None, description="a UUID; derived from the content when absent")
+    event_id: str | None = Field(
+        default=None,
+        description="a UUID, deduplicated per posting key and kept as attributes.client_event_id;"
+        " without it, the content deduplicates",
+    )
     source: str | None = Field(
         default=None, exclude=True, description="ignored: an event's source is the id of the key that posts it"
     )
@@ -249,7 +253,7 @@ class History(BaseModel):
 
 
 class KeyCreate(Strict):
-    tenant: Identifier = "default"
+    tenant: Identifier | None = Field(default=None, description="the caller's own tenant when absent")
     scopes: list[Scope] = Field(min_length=1, max_length=len(SCOPES))
     name: str = Field(default="", max_length=200)
 

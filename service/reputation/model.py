@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+import orjson
+
 from service.vocab import REPORTED_DECIMALS
 
 CATEGORY_WEIGHTS: dict[str, float] = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
@@ -32,9 +34,21 @@ LEGACY_SOURCE = "legacy"
 EVENT_NAMESPACE = uuid.UUID("6f1c1d7e-2d4b-5c59-9a51-7b1f3e0c8a10")
 
 
+# Namespace of posted signals' stored ids (SPEC §7.1 "Ids"), apart from EVENT_NAMESPACE: a signal's id
+# can never be one that a run, a rebuild or a retraction writes, so no client can pre-claim those.
+SIGNAL_NAMESPACE = uuid.UUID("1be7c072-d173-4a2e-9c31-e52ddc1e974c")
+
+
 def event_uuid(*parts: str) -> uuid.UUID:
     """A stable id: the same parts always give the same UUID, so re-emitting is a no-op."""
     return uuid.uuid5(EVENT_NAMESPACE, "/".join(parts))
+
+
+def signal_uuid(tenant: str, source: str, client_id: str | None, content: str) -> uuid.UUID:
+    """A posted signal's stored id: of the client's own id when it gave one, else of the signal's canonical
+    content; per tenant and source, so one source's ids never shadow another's."""
+    name = ["id", client_id] if client_id is not None else ["content", content]
+    return uuid.uuid5(SIGNAL_NAMESPACE, orjson.dumps([tenant, source, *name]).decode())
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ fleet, with the same ids, so running it twice stores nothing new.
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from itertools import islice
 from typing import Any
 
+from service.reputation.model import ReputationEvent
 from service.services.inputs import RunSpec, SessionInput
 from service.services.reputation import signal_event
 from service.services.runs import ingest_sessions
@@ -252,6 +253,15 @@ def _chunks(items: Iterator[SessionInput], size: int) -> Iterator[list[SessionIn
         yield chunk
 
 
+def _as_arrived(posted: list[ReputationEvent]) -> list[tuple[datetime, list[ReputationEvent]]]:
+    """The signals grouped as they would have arrived, each day's on its day with the day's last one: the
+    daily cap counts per day of arrival (SPEC §7.1), and a history posted at once would pass it."""
+    days: dict[date, list[ReputationEvent]] = {}
+    for event in posted:
+        days.setdefault(event.timestamp.date(), []).append(event)
+    return [(max(event.timestamp for event in events), events) for events in days.values()]
+
+
 def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pass_threshold: float) -> DemoSummary:
     """Stores the fleet through service.services.runs.ingest_sessions, posts the signals, refreshes the scores."""
     rng = random.Random(options.seed)
@@ -261,8 +271,9 @@ def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pa
         results = ingest_sessions(store, tenant, batch, now, pass_threshold)
         runs += len(results)
         stored += sum(result.created for result in results)
-    posted = [signal_event(tenant, s, now, "signal") for s in signals(rng, fleet, options, now)]
-    reputation_store.insert_signals(store, tenant, DEMO_SOURCE, posted)
+    posted = [signal_event(tenant, DEMO_SOURCE, s, now, None, "signal") for s in signals(rng, fleet, options, now)]
+    for arrived_at, arrivals in _as_arrived(posted):
+        reputation_store.insert_signals(store, tenant, DEMO_SOURCE, arrivals, arrived_at)
     reputation_store.refresh_scores(store)
     degrading = next(p.identity for p in fleet if p.degrading)
     return DemoSummary(tenant, runs, stored, len(posted), degrading)

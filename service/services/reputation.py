@@ -13,11 +13,12 @@ import orjson
 
 from service.errors import FieldError, NotFound
 from service.reputation.explain import explanation
-from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, ReputationEvent, event_uuid, reported
+from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, ReputationEvent, reported, signal_uuid
 from service.services.keys import Principal, is_operator
 from service.store import keys as key_store
 from service.store import reputation as reputation_store
 from service.store.client import Store
+from service.vocab import Scope
 
 
 def _figure(row: dict[str, Any] | None, name: str) -> float | None:
@@ -102,26 +103,57 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
     return {"identity": identity, "days": series}
 
 
-def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str) -> ReputationEvent:
-    """A posted signal as a reputation event. Without an event_id the id is derived from the content
-    (and the timestamp when one is given), so re-posting the same signal is a no-op."""
-    given_id = signal.get("event_id")
-    if given_id:
-        try:
-            event_id = uuid.UUID(str(given_id))
-        except ValueError as exc:
-            raise FieldError(f"{field}.event_id", "event_id must be a UUID") from exc
-    else:
-        content = {k: v for k, v in signal.items() if k != "event_id" and v is not None}
-        event_id = event_uuid(
-            tenant, "signal", orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str).decode()
+# How far after its arrival a posted signal's timestamp may lie (SPEC §7.1 "Time"): clocks differ a little.
+SIGNAL_LEAD = timedelta(minutes=5)
+CLIENT_EVENT_ID = "client_event_id"  # the attribute keeping the client's own event_id (SPEC §7.1 "Ids")
+
+
+def _client_id(signal: dict[str, Any], field: str) -> str | None:
+    given = signal.get("event_id")
+    if not given:
+        return None
+    try:
+        return str(uuid.UUID(str(given)))
+    except ValueError as exc:
+        raise FieldError(f"{field}.event_id", "event_id must be a UUID") from exc
+
+
+def _timestamp(signal: dict[str, Any], now: datetime, max_age: timedelta | None, field: str) -> datetime:
+    """The signal's time, its arrival `now` when absent: at most SIGNAL_LEAD after it and, unless
+    `max_age` is None (an admin's import), at most `max_age` before it."""
+    given = signal.get("timestamp")
+    if given is None:
+        return now
+    timestamp = (given if given.tzinfo else given.replace(tzinfo=UTC)).astimezone(UTC)
+    if timestamp > now + SIGNAL_LEAD:
+        minutes = SIGNAL_LEAD // timedelta(minutes=1)
+        raise FieldError(f"{field}.timestamp", f"timestamp is more than {minutes} minutes after the signal's arrival")
+    if max_age is not None and timestamp < now - max_age:
+        raise FieldError(
+            f"{field}.timestamp",
+            f"timestamp is more than {max_age.days} days (REPUTE_SIGNAL_MAX_AGE_DAYS) before the signal's arrival;"
+            " only a key with the admin scope may post older signals (imports)",
         )
-    timestamp = signal.get("timestamp") or now
-    if timestamp.tzinfo is None:
-        timestamp = timestamp.replace(tzinfo=UTC)
+    return timestamp
+
+
+def signal_event(
+    tenant: str, source: str, signal: dict[str, Any], now: datetime, max_age: timedelta | None, field: str
+) -> ReputationEvent:
+    """A posted signal as a reputation event, in the signals' own id space (model.signal_uuid): its id is
+    derived from the client's event_id, kept in attributes['client_event_id'], else from the content (and
+    the timestamp when one is given), so re-posting the same signal is a no-op."""
+    attributes = dict(signal.get("attributes") or {})
+    if CLIENT_EVENT_ID in attributes:
+        raise FieldError(f"{field}.attributes.{CLIENT_EVENT_ID}", "set by the server from event_id: send event_id")
+    client_id = _client_id(signal, field)
+    content = {k: v for k, v in signal.items() if k != "event_id" and v is not None}
+    canonical = orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    if client_id is not None:
+        attributes[CLIENT_EVENT_ID] = client_id
     return ReputationEvent(
-        event_id=event_id,
-        timestamp=timestamp.astimezone(UTC),
+        event_id=signal_uuid(tenant, source, client_id, canonical),
+        timestamp=_timestamp(signal, now, max_age, field),
         identity=signal["identity"],
         category=signal["category"],
         event_type=signal["event_type"],
@@ -130,18 +162,22 @@ def signal_event(tenant: str, signal: dict[str, Any], now: datetime, field: str)
         weight=float(signal.get("weight", 1.0)),
         reference_type=signal.get("reference_type", ""),
         reference_id=signal.get("reference_id", ""),
-        attributes=dict(signal.get("attributes") or {}),
+        attributes=attributes,
     )
 
 
-def post_signals(
-    store: Store, tenant: str, source: str, signals: list[dict[str, Any]], now: datetime
-) -> dict[str, Any]:
-    """Stores signals from other systems (SPEC §3.3) as coming from `source`, the id of the key that
-    posted them (the server's, never the client's word). `accepted` counts the events stored, capped
-    ones included; ids already stored are duplicates, not errors."""
-    events = [signal_event(tenant, signal, now, f"events[{i}]") for i, signal in enumerate(signals)]
-    outcome = reputation_store.insert_signals(store, tenant, source, events)
+def post_signals(store: Store, principal: Principal, signals: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+    """Stores signals from other systems (SPEC §3.3, §7.1) as coming from the key that posted them (the
+    server's word, never the client's), arriving `now`. A timestamp more than REPUTE_SIGNAL_MAX_AGE_DAYS
+    before the arrival is refused unless the key has the admin scope; every one more than 5 minutes
+    after it. `accepted` counts the events stored, capped ones included; ids already stored are
+    duplicates, not errors."""
+    source = principal.key_id
+    max_age = None if Scope.ADMIN in principal.scopes else timedelta(days=store.settings.signal_max_age_days)
+    events = [
+        signal_event(principal.tenant, source, signal, now, max_age, f"events[{i}]") for i, signal in enumerate(signals)
+    ]
+    outcome = reputation_store.insert_signals(store, principal.tenant, source, events, now)
     return {
         "accepted": len(outcome.stored),
         "duplicates": len(outcome.duplicates),

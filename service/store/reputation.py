@@ -9,19 +9,21 @@ retry racing from another process), so every event reported stored is stored, an
 never shadow another's.
 
 Caps (SPEC §7.1): a posted event counts while its source has fewer than REPUTE_SIGNALS_PER_SOURCE_PER_DAY
-counted events for that identity and UTC day, taking those stored and then the batch in its order; the
-rest are stored with capped = 1 and never counted. The runs' own events (source `repute`) are never
-capped. The count and the insert happen under a lock of the tenant's (INSERTS), so concurrent posts to
-one process cannot both pass the cap. Several processes on one ClickHouse server do not share the lock:
-a source could then get up to the cap times the number of processes counted for an identity and day, and
-one id posted to two processes at once is stored twice unless both blocks are identical. Closing that would
-take a lock in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one process.
+counted events for that identity that arrived on the same UTC day, taking those stored and then the batch
+in its order; the rest are stored with capped = 1 and never counted. A signal's arrival is stored as its
+`inserted_at` (the time the request arrived), and the day is that of arrival, not of the timestamp, so
+backdating cannot multiply the cap. The runs' own events (source `repute`) are never capped. The count
+and the insert happen under a lock of the tenant's (INSERTS), so concurrent posts to one process cannot
+both pass the cap. Several processes on one ClickHouse server do not share the lock: a source could then
+get up to the cap times the number of processes counted for an identity and day, and one id posted to
+two processes at once is stored twice unless both blocks are identical. Closing that would take a lock
+in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one process.
 """
 
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -30,6 +32,7 @@ from uuid import UUID
 import orjson
 
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
+from service.reputation.rebuild import Occupant
 from service.settings import Settings
 from service.store.client import Store, done
 from service.store.keyed_locks import KeyedLocks
@@ -61,10 +64,6 @@ def _key(event: ReputationEvent) -> EventKey:
     return event.identity, event.event_id
 
 
-def _day(event: ReputationEvent) -> date:
-    return event.timestamp.astimezone(UTC).date()
-
-
 def _first_positions(events: Iterable[ReputationEvent]) -> dict[EventKey, int]:
     """Where each (identity, id) first occurs in the batch: later occurrences are duplicates."""
     firsts: dict[EventKey, int] = {}
@@ -86,43 +85,44 @@ def _stored_keys(store: Store, tenant: str, events: Sequence[ReputationEvent]) -
     return {(identity, event_id) for identity, event_id in result.result_rows} & {_key(e) for e in events}
 
 
-def _counted_per_day(
-    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]
-) -> Counter[tuple[str, date]]:
-    """How many counted (not capped) events the source has stored per (identity, day) of the batch."""
-    days = sorted({_day(e) for e in events})
-    result = store.client.query(
-        "SELECT identity, toDate(timestamp, 'UTC') AS day, count() FROM reputation_events"
-        " WHERE tenant = {tenant:String} AND identity IN {identities:Array(String)}"
-        " AND timestamp >= {start:DateTime64(3, 'UTC')} AND timestamp < {end:DateTime64(3, 'UTC')}"
-        " AND day IN {days:Array(Date)}"
-        " AND source = {source:String} AND capped = 0 GROUP BY identity, day",
-        parameters={
-            "tenant": tenant,
-            "identities": sorted({e.identity for e in events}),
-            "start": datetime.combine(days[0], time(), UTC),
-            "end": datetime.combine(days[-1] + timedelta(days=1), time(), UTC),
-            "days": days,
-            "source": source,
-        },
-    )
-    return Counter({(identity, day): count for identity, day, count in result.result_rows})
+@dataclass(frozen=True)
+class Cap:
+    """The daily cap of posted signals (REPUTE_SIGNALS_PER_SOURCE_PER_DAY), for a batch arriving at `arrived_at`."""
+
+    per_day: int
+    arrived_at: datetime
+
+
+def _counted_on_arrival_day(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], arrived_at: datetime
+) -> Counter[str]:
+    """How many counted (not capped) events the source has stored per identity of the batch, of those
+    that arrived on the UTC day of `arrived_at` (sql/source_counted_arrivals.sql)."""
+    start = datetime.combine(arrived_at.astimezone(UTC).date(), time(), UTC)
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted({e.identity for e in events}),
+        "start": start,
+        "end": start + timedelta(days=1),
+        "source": source,
+    }
+    result = store.client.query(load("source_counted_arrivals"), parameters=parameters)
+    return Counter({identity: counted for identity, counted in result.result_rows})
 
 
 def _capped(
-    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: int | None
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: Cap | None
 ) -> set[EventKey]:
-    """The new events past the cap of their (identity, day), in batch order after those already counted."""
+    """The new events past the cap of their identity, in batch order after those already counted that day."""
     if not events or cap is None:
         return set()
-    counted = _counted_per_day(store, tenant, source, events)
+    counted = _counted_on_arrival_day(store, tenant, source, events, cap.arrived_at)
     capped = set()
     for event in events:
-        slot = (event.identity, _day(event))
-        if counted[slot] >= cap:
+        if counted[event.identity] >= cap.per_day:
             capped.add(_key(event))
         else:
-            counted[slot] += 1
+            counted[event.identity] += 1
     return capped
 
 
@@ -131,15 +131,20 @@ def _deduplication_token(tenant: str, events: Sequence[ReputationEvent]) -> str:
     return hashlib.sha256(orjson.dumps([tenant, pairs])).hexdigest()
 
 
-def _write(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], capped: set[EventKey]) -> None:
+def _write(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], capped: set[EventKey], cap: Cap | None
+) -> None:
+    """The rows, with the batch's arrival as their inserted_at when capped by arrival (else the insert's time)."""
+    arrival = [] if cap is None else [cap.arrived_at]
     store.insert(
         "reputation_events",
         [
             [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
-             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign]
+             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign,
+             *arrival]
             for e in events
         ],
-        column_names=EVENT_COLUMNS,
+        column_names=EVENT_COLUMNS if cap is None else (*EVENT_COLUMNS, "inserted_at"),
         settings={
             "insert_deduplication_token": _deduplication_token(tenant, events),
             "deduplicate_blocks_in_dependent_materialized_views": 1,
@@ -148,9 +153,9 @@ def _write(store: Store, tenant: str, source: str, events: Sequence[ReputationEv
 
 
 def _insert(
-    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: int | None
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: Cap | None
 ) -> InsertOutcome:
-    """Stores the events new to the tenant and identity, capped past `cap` a day (None: never capped)."""
+    """Stores the events new to the tenant and identity, capped past `cap` (None: never capped)."""
     first_at = _first_positions(events)
     candidates = [events[position] for position in first_at.values()]
     with INSERTS.holding([(tenant,)]):
@@ -158,7 +163,7 @@ def _insert(
         new = [e for e in candidates if _key(e) not in known]
         capped = _capped(store, tenant, source, new, cap)
         if new:
-            _write(store, tenant, source, new, capped)
+            _write(store, tenant, source, new, capped, cap)
     stored_at = {first_at[_key(e)] for e in new}
     return InsertOutcome(
         stored=tuple(new),
@@ -167,39 +172,63 @@ def _insert(
     )
 
 
-def insert_events(store: Store, tenant: str, events: Sequence[ReputationEvent]) -> tuple[ReputationEvent, ...]:
+def insert_events(
+    store: Store, tenant: str, events: Sequence[ReputationEvent], source: str = REPUTE_SOURCE
+) -> tuple[ReputationEvent, ...]:
     """Stores the runs' own events (source `repute`, never capped), retractions included; returns those
-    that were new, the rest being stored already."""
-    return _insert(store, tenant, REPUTE_SOURCE, events, None).stored
+    that were new, the rest being stored already. A rebuild's retraction of an occupant (a row stored
+    under an id of a run's, service.reputation.rebuild) takes the occupant's source instead."""
+    return _insert(store, tenant, source, events, None).stored
+
+
+def _rebuild_rows(
+    store: Store, tenant: str, identities: Iterable[str], run_ids: Iterable[str], ids: Iterable[UUID]
+) -> Iterator[Occupant]:
+    """The rows of sql/run_reputation_events.sql: the runs' own events (`run_ids`) and every row under
+    `ids`, each with its source and cap flag."""
+    parameters = {
+        "tenant": tenant,
+        "identities": sorted(set(identities)),
+        "run_ids": sorted(set(run_ids)),
+        "ids": sorted({str(event_id) for event_id in ids}),
+        "source": REPUTE_SOURCE,
+    }
+    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
+        source, capped = row.pop("source"), bool(row.pop("capped"))
+        yield Occupant(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}), source, capped)
+
+
+def events_under(store: Store, tenant: str, keys: Iterable[EventKey]) -> list[Occupant]:
+    """The rows stored under some (identity, id) pairs, whatever their source, each with the source and
+    cap flag it was stored with."""
+    wanted = set(keys)
+    rows = _rebuild_rows(store, tenant, (identity for identity, _ in wanted), (), (i for _, i in wanted))
+    return [row for row in rows if _key(row.event) in wanted]
 
 
 def run_events(
     store: Store, tenant: str, runs: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], list[ReputationEvent]]:
-    """Every event stored for each run, given as (identity, run id), retractions included
-    (sql/run_reputation_events.sql); a run without any is left out."""
-    parameters = {
-        "tenant": tenant,
-        "identities": sorted({identity for identity, _ in runs}),
-        "run_ids": sorted({run_id for _, run_id in runs}),
-        "source": REPUTE_SOURCE,
-    }
+    """Every event stored for each run, given as (identity, run id), retractions included; a run without
+    any is left out."""
     wanted = set(runs)
     found: dict[tuple[str, str], list[ReputationEvent]] = {}
-    for row in dicts(store.client.query(load("run_reputation_events"), parameters=parameters)):
-        run = (row["identity"], row["reference_id"])
+    for row in _rebuild_rows(store, tenant, (identity for identity, _ in runs), (run for _, run in runs), ()):
+        run = (row.event.identity, row.event.reference_id)
         if run in wanted:
-            found.setdefault(run, []).append(ReputationEvent(**{**row, "timestamp": as_utc(row["timestamp"])}))
+            found.setdefault(run, []).append(row.event)
     return found
 
 
-def insert_signals(store: Store, tenant: str, source: str, events: Sequence[ReputationEvent]) -> InsertOutcome:
+def insert_signals(
+    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], arrived_at: datetime
+) -> InsertOutcome:
     """Stores posted signals (SPEC §3.3) as coming from `source`, the id of the key that posted them:
-    the caller's, never the client's choice. Past REPUTE_SIGNALS_PER_SOURCE_PER_DAY per identity and
-    day they are stored capped."""
+    the caller's, never the client's choice, arriving at `arrived_at`. Past REPUTE_SIGNALS_PER_SOURCE_PER_DAY
+    per identity and UTC day of arrival they are stored capped."""
     if not source or source in (REPUTE_SOURCE, LEGACY_SOURCE):
         raise ValueError(f"a posted signal's source must be a key id, not {source!r}")
-    return _insert(store, tenant, source, events, store.settings.signals_per_source_per_day)
+    return _insert(store, tenant, source, events, Cap(store.settings.signals_per_source_per_day, arrived_at))
 
 
 def set_credibility(store: Store, tenant: str, source: str, credibility: float, now: datetime) -> None:

@@ -48,7 +48,7 @@ def post_signals(
     body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
 ) -> Any:
     signals = [s.model_dump() for s in body.events]
-    return reputation.post_signals(store, principal.tenant, principal.key_id, signals, now)
+    return reputation.post_signals(store, principal, signals, now)
 
 
 @router.get("/identities", response_model=IdentityList, summary="The fleet: identities with reputation")
