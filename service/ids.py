@@ -1,4 +1,4 @@
-"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids.
+"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids, diagnosis profiles.
 
 Every check is a full match: a `$` anchor would also accept a trailing newline ("agent\\n").
 Run ids (and OTLP session ids, which are run ids) hold no `/`: a run's URL may end in `/graph` or
@@ -15,8 +15,12 @@ from service.errors import FieldError
 
 _ID = re.compile(r"[A-Za-z0-9._:@/+\-]{1,256}")
 _RUN_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,256}")
+_PROFILE = re.compile(r"[A-Za-z0-9._\-]{1,64}")
+_IDENTITY_PATTERN = re.compile(r"[A-Za-z0-9._:@/+\-*?\[\]!]{1,256}")
 ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ / + -"
 RUN_ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ + - (no /)"
+PROFILE_RULE = "1 to 64 characters of A-Z a-z 0-9 . _ -"
+IDENTITY_PATTERN_RULE = "an identity, or a glob of one: 1 to 256 characters of A-Z a-z 0-9 . _ : @ / + - * ? [ ] !"
 
 
 class InvalidIdentifier(FieldError):
@@ -65,3 +69,7 @@ def _schema(pattern: re.Pattern[str]) -> WithJsonSchema:
 # Pydantic field types with the same full match (the schema shows the pattern for clients).
 Identifier = Annotated[str, AfterValidator(_validator(_ID, ID_RULE)), _schema(_ID)]
 RunIdentifier = Annotated[str, AfterValidator(_validator(_RUN_ID, RUN_ID_RULE)), _schema(_RUN_ID)]
+ProfileName = Annotated[str, AfterValidator(_validator(_PROFILE, PROFILE_RULE)), _schema(_PROFILE)]
+IdentityPattern = Annotated[
+    str, AfterValidator(_validator(_IDENTITY_PATTERN, IDENTITY_PATTERN_RULE)), _schema(_IDENTITY_PATTERN)
+]

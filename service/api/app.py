@@ -15,7 +15,20 @@ from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.paths import ControlCharacterGuard
 from service.api.reads_first import ReadsFirstMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
+from service.api.routers import (
+    alerts,
+    health,
+    keys,
+    logs,
+    profiles,
+    reputation,
+    runs,
+    sessions,
+    status,
+    suites,
+    traces,
+    ui,
+)
 from service.api.state import StoreHolder
 from service.periodic import Periodic
 from service.services.keys import Principal
@@ -79,7 +92,7 @@ def create_app(
     app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
     app.state.single_runs = sessions.single_run_writer(holder, settings)
     errors.install(app)
-    for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
+    for module in (health, status, sessions, runs, logs, traces, reputation, profiles, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
     docs.install(app)
