@@ -361,18 +361,30 @@ def reputation_rebuild(
     tenant: Annotated[
         str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
     ] = None,
+    rediagnose: Annotated[
+        bool, typer.Option("--rediagnose", help="diagnose the runs again under the diagnosis profiles in force")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-emit the finalized runs' reputation events under the current model (admin; idempotent, one
-    tenant). Run it after upgrading from a version whose reputation model differed."""
+    tenant). Run it after upgrading from a version whose reputation model differed, and with --rediagnose
+    after changing the diagnosis profiles."""
+    params = {"tenant": tenant} if tenant else {}
     with api() as client:
-        report = client.json("POST", "/v1/reputation/rebuild", params={"tenant": tenant} if tenant else {})
+        report = client.json("POST", "/v1/reputation/rebuild", params={**params, "rediagnose": rediagnose})
     if as_json:
         print_json(report)
         return
+    rediagnosed = (
+        f"{report['runs_rediagnosed']} re-diagnosed, {report['runs_without_events']} left as they were (their"
+        " events are no longer stored); "
+        if rediagnose
+        else ""
+    )
     out.print(
-        f"tenant {report['tenant']}: {report['runs_examined']} finalized runs examined, {report['runs_changed']}"
-        f" changed: {report['events_retracted']} events retracted, {report['events_emitted']} emitted",
+        f"tenant {report['tenant']}: {report['runs_examined']} finalized runs examined, {rediagnosed}"
+        f"{report['runs_changed']} changed: {report['events_retracted']} events retracted,"
+        f" {report['events_emitted']} emitted",
         highlight=False,
     )
 

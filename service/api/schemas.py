@@ -257,9 +257,13 @@ class Credibility(Strict):
 class RebuildReport(BaseModel):
     tenant: str
     runs_examined: int
-    runs_changed: int
+    runs_changed: int = Field(description="runs whose reputation events changed")
     events_retracted: int
     events_emitted: int
+    runs_rediagnosed: int = Field(description="with rediagnose: runs whose diagnosis changed")
+    runs_without_events: int = Field(
+        description="with rediagnose: runs left as they were, their events no longer stored (TTL)"
+    )
 
 
 class Categories(BaseModel):

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis import Event, diagnose, normalize_events
+from service.diagnosis import Diagnosis, Event, diagnose, normalize_events
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
@@ -167,7 +167,6 @@ def _finalize_one(
     )
     started_at, ended_at = _timestamps(request.normalized_events)
     performance = request.session_performance
-    evidence = view["evidence_summary"]
     record = base.with_version(
         next_version(now),
         started_at=started_at,
@@ -175,37 +174,59 @@ def _finalize_one(
         run_at=ended_at or now,
         finalized_at=now,
         status=RunStatus.FINALIZED,
-        execution_status=outcome.status,
-        failure_stage=outcome.stage or "",
-        failure_reason_code=outcome.reason_code or "",
-        failure_message=outcome.message or "",
-        score=outcome.score,
-        caller_score=caller_score(request.execution, outcome),
-        trust_score=view["trust_score"],
-        readiness=view["readiness_level"],
-        primary_failure=primary_failure_of(view) or "",
-        dimension_scores=dict(view["scores"]),
+        **outcome_fields(request.execution, outcome),
+        **verdict_fields(diagnosis),
         session_composite=performance["composite"] if performance else None,
         session_performance=canonical_text(performance) if performance else "",
-        event_count=evidence["event_count"],
-        tool_calls=evidence["tool_calls"],
-        errors=evidence["errors"],
-        total_tokens=view["cost_analysis"]["total_tokens"],
-        diagnosis=diagnosis.canonical_json().decode(),
-        diagnosis_hash=view["diagnosis_hash"],
         content_hash=content_hash(request.events),
     )
-    causes = view["failure_causes"]
-    failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
-    emitted = events_for_run(emission_view(record, [(c["type"], c["severity"], c["impact_score"]) for c in causes]))
+    failures = failure_rows(record, view)
+    emitted = events_for_run(emission_view(record, cause_triples(view)))
     return _Finalized(record, failures, emitted)
 
 
-def caller_score(execution: dict[str, Any] | None, outcome: ExecutionOutcome) -> float | None:
-    """The caller's score when it decided a quality outcome (SPEC §6), else None: the score is the trust's."""
-    if outcome.status == ExecutionStatus.EXECUTION_ERROR or not execution or execution.get("score") is None:
-        return None
-    return outcome.score
+def verdict_fields(diagnosis: Diagnosis) -> dict[str, Any]:
+    """The run columns its diagnosis gives (a finalize, and a re-diagnosis by the rebuild)."""
+    view = diagnosis.to_dict()
+    evidence = view["evidence_summary"]
+    return {
+        "trust_score": view["trust_score"],
+        "readiness": view["readiness_level"],
+        "primary_failure": primary_failure_of(view) or "",
+        "dimension_scores": dict(view["scores"]),
+        "event_count": evidence["event_count"],
+        "tool_calls": evidence["tool_calls"],
+        "errors": evidence["errors"],
+        "total_tokens": view["cost_analysis"]["total_tokens"],
+        "diagnosis": diagnosis.canonical_json().decode(),
+        "diagnosis_hash": view["diagnosis_hash"],
+    }
+
+
+def outcome_fields(execution: dict[str, Any] | None, outcome: ExecutionOutcome) -> dict[str, Any]:
+    """The run columns its execution outcome gives (SPEC §6). `caller_score` is the caller's score when it
+    decided a quality outcome, else None (the score is the trust's): a re-diagnosis classifies again by it."""
+    from_caller = outcome.status != ExecutionStatus.EXECUTION_ERROR and (execution or {}).get("score") is not None
+    return {
+        "execution_status": outcome.status,
+        "failure_stage": outcome.stage or "",
+        "failure_reason_code": outcome.reason_code or "",
+        "failure_message": outcome.message or "",
+        "score": outcome.score,
+        "caller_score": outcome.score if from_caller else None,
+    }
+
+
+def cause_triples(view: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """A diagnosis's causes as (failure type, severity, impact score), in cause order."""
+    return [(c["type"], c["severity"], c["impact_score"]) for c in view["failure_causes"]]
+
+
+def failure_rows(record: RunRecord, view: dict[str, Any]) -> list[list[Any]]:
+    """The run_failures rows of a run's quality verdict (an execution error has none)."""
+    if record.execution_status == ExecutionStatus.EXECUTION_ERROR:
+        return []
+    return run_store.failure_rows(record, view["failure_causes"])
 
 
 def emission_view(record: RunRecord, causes: Sequence[tuple[str, str, int]]) -> FinalizedRun:
