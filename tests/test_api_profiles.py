@@ -6,8 +6,11 @@ import uuid
 from typing import Any
 
 import httpx
+import orjson
 import pytest
+from typer.testing import CliRunner
 
+from service.cli import app as cli
 from tests.conftest import FIXTURES
 from tests.test_otlp_api import SENDERS, _fixture_lines
 
@@ -166,3 +169,33 @@ def test_a_session_file_may_name_its_profile(client: httpx.Client) -> None:
     )
     posted = client.post("/v1/sessions", content=body)
     assert posted.status_code == 201 and posted.json()["diagnosis"]["profile"] == LONG_SESSION
+
+
+def test_repute_profiles_list_set_and_rules(cli_as, tenant: str) -> None:
+    runner = CliRunner()
+    cli_as(tenant)
+    defined = runner.invoke(cli, ["profiles", "set", "coding", "--tokens-high", "100000", "--tokens-critical",
+                                  "500000", "--tokens-per-point", "50000", "--duplicates", "4", "--identity",
+                                  "claude-code*", "--identity", "coder-7", "--input", "otlp_traces"])  # fmt: skip
+    assert defined.exit_code == 0, defined.output
+    assert defined.stdout == "coding: applies to claude-code*, coder-7, input otlp_traces\n"
+    listed = runner.invoke(cli, ["profiles", "list"])
+    assert listed.stdout.splitlines() == [
+        "name\ttokens_high\ttokens_critical\ttokens_per_point\tduplicates\tapplies_to",
+        "critiqor\t12000\t30000\t6000\t3\tdefault for session, default for otlp_traces",
+        "long-session\t200000\t1000000\t100000\t3\tdefault for otlp_logs",
+        "coding\t100000\t500000\t50000\t4\tclaude-code*, coder-7, input otlp_traces",
+    ]
+    rules = runner.invoke(cli, ["profiles", "rules"])
+    assert rules.stdout.splitlines()[:4] == [
+        "order\tkind\tmatch\tprofile", "1\tidentity\tcoder-7\tcoding", "2\tglob\tclaude-code*\tcoding",
+        "3\tinput\totlp_traces\tcoding",
+    ]  # fmt: skip
+    which = runner.invoke(cli, ["profiles", "rules", "--identity", "travel-agent", "--input", "otlp_logs", "--json"])
+    assert orjson.loads(which.stdout) == [{"kind": "default", "match": "otlp_logs", "profile": "long-session"}]
+    assert runner.invoke(cli, ["profiles", "rules", "--identity", "x"]).exit_code == 2
+
+    refused = runner.invoke(cli, ["profiles", "set", "critiqor", "--tokens-high", "5"])
+    assert refused.exit_code == 2 and "tokens_high" in refused.stderr
+    cli_as(tenant, ("read",))
+    assert runner.invoke(cli, ["profiles", "list"]).exit_code == 2

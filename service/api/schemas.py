@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier, IdentityPattern
+from service.ids import Identifier, IdentityPattern, ProfileName
 from service.services.inputs import Execution
 from service.store.rows import storable
 from service.vocab import SCOPES, TIME_RULE, Category, InputKind, Scope
@@ -124,6 +124,12 @@ class ProfileBody(Strict):
 
     def thresholds(self) -> dict[str, int | None]:
         return {name: getattr(self, name) for name in Thresholds.model_fields}
+
+
+class ProfileFile(ProfileBody):
+    """`repute diagnose --profile FILE`: a profile's thresholds and, optionally, its name."""
+
+    name: ProfileName | None = None
 
 
 class ProfileInfo(ProfileThresholds):

@@ -12,11 +12,12 @@ from service.diagnosis.diagnosis import Diagnosis, diagnose
 from service.diagnosis.errors import InputError
 from service.diagnosis.events import KNOWN_TYPES, Event, canonical_type, event_type_of, normalize_events
 from service.diagnosis.parsing import RunInput, parse_run, parse_runs
-from service.diagnosis.profiles import BUILT_IN, CRITIQOR, LONG_SESSION, Profile, recorded_profile
+from service.diagnosis.profiles import BUILT_IN, CRITIQOR, LONG_SESSION, Profile, built_in_profile, recorded_profile
 from service.diagnosis.report import text_report
 
 __all__ = [
     "BUILT_IN", "CRITIQOR", "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "KNOWN_TYPES", "LONG_SESSION", "Cause",
-    "Detector", "Diagnosis", "Event", "Finding", "InputError", "Profile", "RunInput", "canonical_type", "diagnose",
-    "event_type_of", "normalize_events", "parse_run", "parse_runs", "recorded_profile", "text_report",
+    "Detector", "Diagnosis", "Event", "Finding", "InputError", "Profile", "RunInput", "built_in_profile",
+    "canonical_type", "diagnose", "event_type_of", "normalize_events", "parse_run", "parse_runs", "recorded_profile",
+    "text_report",
 ]  # fmt: skip

@@ -16,6 +16,8 @@ sessions of a coding agent (the default for OTLP log sessions: service.profiles 
 from dataclasses import dataclass
 from typing import Any
 
+from service.diagnosis.errors import InputError
+
 THRESHOLDS = ("tokens_high", "tokens_critical", "tokens_per_point", "duplicates")
 
 
@@ -51,6 +53,19 @@ LONG_SESSION = Profile(
     "long-session", tokens_high=200_000, tokens_critical=1_000_000, tokens_per_point=100_000, duplicates=3
 )
 BUILT_IN: dict[str, Profile] = {profile.name: profile for profile in (CRITIQOR, LONG_SESSION)}
+
+
+def built_in_profile(name: str | None, field: str = "profile") -> Profile:
+    """A built-in profile by name (None: `critiqor`), for a diagnosis offline, which knows no tenant's."""
+    if name is None:
+        return CRITIQOR
+    found = BUILT_IN.get(name)
+    if found is None:
+        known = ", ".join(BUILT_IN)
+        raise InputError(
+            field, f"{name!r} is not a built-in profile ({known}); offline, give a JSON file of thresholds"
+        )
+    return found
 
 
 def recorded_profile(view: dict[str, Any]) -> Profile:

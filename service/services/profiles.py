@@ -90,13 +90,14 @@ def define(
     now: datetime,
 ) -> dict[str, Any]:
     """Defines (or redefines) a tenant profile and where it applies; for a built-in name, its rules only."""
-    placed = Placed(_profile(name, thresholds), tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
+    placed = Placed(profile_of(name, thresholds), tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
     profile_store.set_profile(store, tenant, placed, now)
     current(store, tenant)
     return profile_view(placed)
 
 
-def _profile(name: str, thresholds: dict[str, int | None]) -> Profile:
+def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
+    """The profile a definition gives: a built-in's own (its thresholds cannot change), else all four."""
     built_in = BUILT_IN.get(name)
     if built_in is not None:
         for field in THRESHOLDS:
