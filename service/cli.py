@@ -22,10 +22,11 @@ from service import __version__
 from service.diagnosis.failure_types import FailureType
 from service.settings import get_settings
 from service.terminal import MISSING, print_json, print_table
-from service.vocab import ExecutionStatus, Readiness, RunStatus, Scope
+from service.vocab import ExecutionStatus, InputKind, Readiness, RunStatus, Scope
 
 if TYPE_CHECKING:
     from service.client import ApiClient
+    from service.diagnosis import Profile
 
 OK, NEGATIVE, USAGE = 0, 1, 2
 
@@ -85,6 +86,8 @@ reputation_app = _Typer(
     help="An identity's reputation (`repute reputation ID` is short for `show ID`); `rebuild` (admin).",
 )
 app.add_typer(reputation_app, name="reputation")
+profiles_app = _Typer(cls=_Group, no_args_is_help=True, help="Diagnosis profiles and where they apply (admin).")
+app.add_typer(profiles_app, name="profiles")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -205,17 +208,25 @@ def diagnose(
         Path, typer.Argument(metavar="FILE", help="a session file (JSON array, run object or NDJSON); '-' for stdin")
     ],
     text: Annotated[bool, typer.Option("--text", help="a readable report instead of JSON")] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME|FILE",
+            help="critiqor, long-session, or a JSON file of thresholds; default: the run's own, else critiqor",
+        ),
+    ] = None,
 ) -> None:
     """Diagnose a run offline and print the canonical diagnosis JSON (SPEC section 4)."""
-    from service.diagnosis import InputError, parse_run
+    from service.diagnosis import InputError, built_in_profile, parse_run
     from service.diagnosis import diagnose as diagnose_events
     from service.outcome import OutcomeInputError, classify_execution
     from service.run_report import run_text_report
 
+    chosen = _offline_profile(profile) if profile else None
     data = _read_input(file)
     try:
         run = parse_run(data)
-        result = diagnose_events(run.events)
+        result = diagnose_events(run.events, chosen or built_in_profile(run.profile))
         if text:  # the text report leads with the run's execution outcome (SPEC section 6)
             threshold = get_settings().quality_pass_threshold
             outcome = classify_execution(
@@ -226,6 +237,35 @@ def diagnose(
     except OutcomeInputError as exc:
         fail(f"{file}: {exc.field}: {exc}")
     sys.stdout.write(run_text_report(result, outcome) if text else result.canonical_json().decode() + "\n")
+
+
+def _offline_profile(choice: str) -> "Profile":
+    """--profile: a built-in profile, else a JSON file of thresholds (`name` optional: the file's stem)."""
+    import orjson
+
+    from service.api.schemas import ProfileFile
+    from service.diagnosis import BUILT_IN
+    from service.errors import ClientError
+    from service.services.inputs import validated
+    from service.services.profiles import profile_of
+
+    if choice in BUILT_IN:
+        return BUILT_IN[choice]
+    path = Path(choice)
+    if not path.is_file():
+        fail(f"--profile: {choice!r} is neither a built-in profile ({', '.join(BUILT_IN)}) nor a file")
+    try:
+        document = orjson.loads(_read_input(path))
+    except orjson.JSONDecodeError as exc:
+        fail(f"--profile {choice}: not JSON: {exc}")
+    if not isinstance(document, dict):
+        fail(f"--profile {choice}: expected a JSON object of thresholds")
+    try:
+        given = validated(ProfileFile, document)
+        assert isinstance(given, ProfileFile)
+        return profile_of(given.name or path.stem, given.thresholds())
+    except ClientError as exc:
+        fail(f"--profile {choice}: {exc.located()}")
 
 
 @app.command()
@@ -365,18 +405,30 @@ def reputation_rebuild(
     tenant: Annotated[
         str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
     ] = None,
+    rediagnose: Annotated[
+        bool, typer.Option("--rediagnose", help="diagnose the runs again under the diagnosis profiles in force")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-emit the finalized runs' reputation events under the current model (admin; idempotent, one
-    tenant). Run it after upgrading from a version whose reputation model differed."""
+    tenant). Run it after upgrading from a version whose reputation model differed, and with --rediagnose
+    after changing the diagnosis profiles."""
+    params = {"tenant": tenant} if tenant else {}
     with api() as client:
-        report = client.json("POST", "/v1/reputation/rebuild", params={"tenant": tenant} if tenant else {})
+        report = client.json("POST", "/v1/reputation/rebuild", params={**params, "rediagnose": rediagnose})
     if as_json:
         print_json(report)
         return
+    rediagnosed = (
+        f"{report['runs_rediagnosed']} re-diagnosed, {report['runs_without_events']} left as they were (their"
+        " events are no longer stored); "
+        if rediagnose
+        else ""
+    )
     out.print(
-        f"tenant {report['tenant']}: {report['runs_examined']} finalized runs examined, {report['runs_changed']}"
-        f" changed: {report['events_retracted']} events retracted, {report['events_emitted']} emitted",
+        f"tenant {report['tenant']}: {report['runs_examined']} finalized runs examined, {rediagnosed}"
+        f"{report['runs_changed']} changed: {report['events_retracted']} events retracted,"
+        f" {report['events_emitted']} emitted",
         highlight=False,
     )
 
@@ -602,6 +654,85 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(metavar="KEY_ID")]) -> Non
     if not revoked:
         not_found(f"no active key {key_id!r}")
     out.print(f"revoked {key_id}", highlight=False)
+
+
+PROFILE_COLUMNS = ("name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "applies_to")
+
+
+def _applies_to(profile: dict[str, Any]) -> str:
+    places = [*profile["identities"], *(f"input {kind}" for kind in profile["inputs"])]
+    places += [f"default for {kind}" for kind in profile["default_for"]]
+    return ", ".join(places) or "runs that name it"
+
+
+@profiles_app.command("list")
+def profiles_list(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
+    """The diagnosis profiles this tenant may use (built-in first) and where each applies."""
+    with api() as client:
+        found = client.json("GET", "/v1/profiles")["profiles"]
+    if as_json:
+        print_json(found)
+        return
+    rows = [[*(profile[name] for name in PROFILE_COLUMNS[:-1]), _applies_to(profile)] for profile in found]
+    print_table(out, PROFILE_COLUMNS, rows, wide, ids=("name",))
+
+
+@profiles_app.command("set")
+def profiles_set(
+    name: Annotated[str, typer.Argument(metavar="NAME")],
+    tokens_high: Annotated[int | None, typer.Option("--tokens-high", metavar="N", help="cost_explosion from")] = None,
+    tokens_critical: Annotated[int | None, typer.Option("--tokens-critical", metavar="N", help="critical from")] = None,
+    tokens_per_point: Annotated[
+        int | None, typer.Option("--tokens-per-point", metavar="N", help="tokens per impact point")
+    ] = None,
+    duplicates: Annotated[
+        int | None, typer.Option("--duplicates", metavar="N", help="cost_explosion from this many duplicates")
+    ] = None,
+    identities: Annotated[
+        list[str] | None, typer.Option("--identity", metavar="NAME|GLOB", help="repeat for several")
+    ] = None,
+    inputs: Annotated[
+        list[InputKind] | None, typer.Option("--input", metavar=choices(InputKind), help="repeat for several")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Define a profile and where it applies (a built-in one: its rules only); runs finalized from now on
+    are judged under it. `repute reputation rebuild --rediagnose` judges the stored ones again."""
+    thresholds = {"tokens_high": tokens_high, "tokens_critical": tokens_critical,
+                  "tokens_per_point": tokens_per_point, "duplicates": duplicates}  # fmt: skip
+    body = {**{key: value for key, value in thresholds.items() if value is not None},
+            "identities": identities or [], "inputs": [str(kind) for kind in inputs or []]}  # fmt: skip
+    with api() as client:
+        defined = client.json("PUT", f"/v1/profiles/{name}", json=body)
+    if as_json:
+        print_json(defined)
+        return
+    out.print(f"{name}: applies to {_applies_to(defined)}", markup=False, highlight=False)
+
+
+@profiles_app.command("rules")
+def profiles_rules(
+    identity: Annotated[str | None, typer.Option(metavar="IDENTITY", help="with --input: who judges its runs")] = None,
+    input_kind: Annotated[InputKind | None, typer.Option("--input", metavar=choices(InputKind))] = None,
+    as_json: JsonFlag = False,
+    wide: WideFlag = False,
+) -> None:
+    """The rules in the order they are tried (after a run's own `profile`); with --identity and --input, the
+    profile that judges such a run and the rule that chose it."""
+    from service.profiles import Rule
+
+    if (identity is None) != (input_kind is None):
+        fail("give both --identity and --input, or neither")
+    with api() as client:
+        numbered = list(enumerate(client.json("GET", "/v1/profiles")["rules"], 1))
+    if identity is not None and input_kind is not None:
+        numbered = [next((n, rule) for n, rule in numbered if Rule(**rule).applies(identity, input_kind))]
+    if as_json:
+        print_json([rule for _, rule in numbered])
+        return
+    columns = ("order", "kind", "match", "profile")
+    rows = [[n, rule["kind"], rule["match"], rule["profile"]] for n, rule in numbered]
+    print_table(out, columns, rows, wide, ids=("match", "profile"))
 
 
 def main() -> None:

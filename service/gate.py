@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
-from service.diagnosis import diagnose, parse_run
+from service.diagnosis import built_in_profile, diagnose, parse_run
 from service.outcome import classify_execution
 from service.vocab import Readiness
 
@@ -15,9 +15,10 @@ class GateResult:
 
 
 def verdict_of_file(data: bytes, pass_threshold: float) -> dict[str, Any]:
-    """The fields a gate reads, for a session file diagnosed offline."""
+    """The fields a gate reads, for a session file diagnosed offline (under the built-in profile it names,
+    else `critiqor`)."""
     run = parse_run(data)
-    view = diagnose(run.events).to_dict()
+    view = diagnose(run.events, built_in_profile(run.profile)).to_dict()
     outcome = classify_execution(
         run.execution, run.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
     )

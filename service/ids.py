@@ -1,4 +1,5 @@
-"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids, signals' references.
+"""Identifiers that reach storage: identities, run ids, tenants, suites, task ids, signals' references,
+diagnosis profiles.
 
 Every check is a full match: a `$` anchor would also accept a trailing newline ("agent\\n").
 Run ids (and OTLP session ids, which are run ids) hold no `/`: a run's URL may end in `/graph` or
@@ -16,9 +17,13 @@ from service.errors import FieldError
 _ID = re.compile(r"[A-Za-z0-9._:@/+\-]{1,256}")
 _RUN_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,256}")
 _OPTIONAL_ID = re.compile(r"[A-Za-z0-9._:@/+\-]{0,256}")
+_PROFILE = re.compile(r"[A-Za-z0-9._\-]{1,64}")
+_IDENTITY_PATTERN = re.compile(r"[A-Za-z0-9._:@/+\-*?\[\]!]{1,256}")
 ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ / + -"
 OPTIONAL_ID_RULE = "empty, or " + ID_RULE
 RUN_ID_RULE = "1 to 256 characters of A-Z a-z 0-9 . _ : @ + - (no /)"
+PROFILE_RULE = "1 to 64 characters of A-Z a-z 0-9 . _ -"
+IDENTITY_PATTERN_RULE = "an identity, or a glob of one: 1 to 256 characters of A-Z a-z 0-9 . _ : @ / + - * ? [ ] !"
 
 
 class InvalidIdentifier(FieldError):
@@ -69,3 +74,7 @@ Identifier = Annotated[str, AfterValidator(_validator(_ID, ID_RULE)), _schema(_I
 RunIdentifier = Annotated[str, AfterValidator(_validator(_RUN_ID, RUN_ID_RULE)), _schema(_RUN_ID)]
 # An id that may be absent (""), e.g. a signal's reference_id: never a spreadsheet formula or a tab.
 OptionalIdentifier = Annotated[str, AfterValidator(_validator(_OPTIONAL_ID, OPTIONAL_ID_RULE)), _schema(_OPTIONAL_ID)]
+ProfileName = Annotated[str, AfterValidator(_validator(_PROFILE, PROFILE_RULE)), _schema(_PROFILE)]
+IdentityPattern = Annotated[
+    str, AfterValidator(_validator(_IDENTITY_PATTERN, IDENTITY_PATTERN_RULE)), _schema(_IDENTITY_PATTERN)
+]

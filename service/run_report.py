@@ -7,7 +7,7 @@ message, and shows no trust verdict (a setup that failed before the agent ran wo
 """
 
 from service.diagnosis import Diagnosis
-from service.diagnosis.report import evidence_line, verdict_lines
+from service.diagnosis.report import evidence_line, profile_line, verdict_lines
 from service.outcome import UNKNOWN, ExecutionOutcome, ExecutionStatus, printable, three_decimals
 
 NO_VERDICT = (
@@ -23,11 +23,12 @@ def run_text_report(diagnosis: Diagnosis, outcome: ExecutionOutcome) -> str:
         ]
         if outcome.message:
             lines.append(f"  message: {printable(outcome.message)}")
-        lines += [NO_VERDICT, evidence_line(diagnosis)]
+        lines += [NO_VERDICT, evidence_line(diagnosis), profile_line(diagnosis)]
     else:
         lines = [
             f"outcome: {outcome.status} (score {three_decimals(outcome.score)})",
             *verdict_lines(diagnosis),
             evidence_line(diagnosis),
+            profile_line(diagnosis),
         ]
     return "\n".join(lines) + "\n"

@@ -40,6 +40,22 @@ class RunKind(StrEnum):
     TRACE = "trace"
 
 
+class InputKind(StrEnum):
+    """How a run reached Repute, as diagnosis profiles name it (SPEC §4.1): posted as run events (POST
+    /v1/sessions, the batch, or streamed through /v1/runs), from OTLP logs, or from OTLP traces."""
+
+    SESSION = "session"
+    OTLP_LOGS = "otlp_logs"
+    OTLP_TRACES = "otlp_traces"
+
+
+INPUT_OF_KIND: dict[str, InputKind] = {
+    RunKind.RUN: InputKind.SESSION,
+    RunKind.SESSION: InputKind.OTLP_LOGS,
+    RunKind.TRACE: InputKind.OTLP_TRACES,
+}
+
+
 class Scope(StrEnum):
     INGEST = "ingest"
     READ = "read"

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from service.judge import LogRecord
+from service.judge import LogRecord, decode_json_body, group_by_session
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 OTLP_LOG = FIXTURES / "otlp_claude_code.jsonl"
@@ -24,6 +24,12 @@ def expected_yaml(session: str) -> str:
 
 def fixture_lines() -> list[bytes]:
     return [line for line in OTLP_LOG.read_bytes().splitlines() if line.strip()]
+
+
+def fixture_session(session: str) -> list[LogRecord]:
+    """The decoded records of one session of the fixture log."""
+    records = [item for line in fixture_lines() for item in decode_json_body(line).records]
+    return group_by_session(records)[session]
 
 
 def fixture_requests() -> list[Request]:

@@ -113,6 +113,22 @@ def _failures(events: list[dict[str, Any]]) -> dict[str, int]:
     return {failure: count for failure, count in counts.items() if count}
 
 
+def assert_close(actual: Any, expected: Any, where: str = "") -> None:
+    """Equal answers (nested dicts and lists), floats to 1e-9."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and actual.keys() == expected.keys(), where
+        for key in expected:
+            assert_close(actual[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_close(a, e, f"{where}[{i}]")
+    elif isinstance(expected, float) and actual is not None:
+        assert abs(actual - expected) <= 1e-9, f"{where}: {actual} != {expected}"
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
 def assert_matches(actual: dict[str, Any], expected: dict[str, Any], context: str) -> None:
     for key, want in expected.items():
         got = actual[key]

@@ -30,7 +30,7 @@ def _routes(base_url: str) -> list[tuple[str, str, str]]:
 
 
 def _required_scope(method: str, path: str) -> str:
-    if path.startswith(("/v1/keys", "/v1/sources")) or path in ("/metrics", "/v1/reputation/rebuild"):
+    if path.startswith(("/v1/keys", "/v1/sources", "/v1/profiles")) or path in ("/metrics", "/v1/reputation/rebuild"):
         return "admin"
     return SCOPE_OF.get(method, "read")
 

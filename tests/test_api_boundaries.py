@@ -153,6 +153,10 @@ def route_for(
         )
     if name == "PUT /v1/sources/{key_id}":
         return Route(f"/v1/sources/{key_id}", {"credibility": 1}, partial(_source_value, client, key_id))
+    if name == "PUT /v1/profiles/{name}":
+        # tokens_high at its least and tokens_critical at its most, so that each walks its whole range.
+        body = {"tokens_high": 1, "tokens_critical": 10**15, "tokens_per_point": 1, "duplicates": 1}
+        return Route("/v1/profiles/bounds", body, partial(_profile_value, client, path))
     raise AssertionError(f"{name} takes a number and has no route here: add it")
 
 
@@ -163,6 +167,10 @@ def _signal_value(store: Store, tenant: str, identity: str, path: tuple[str | in
         parameters={"t": tenant, "i": identity},
     ).named_results()
     return next(row)[str(path[-1])]
+
+
+def _profile_value(client: httpx.Client, path: tuple[str | int, ...]) -> Any:
+    return next(p for p in client.get("/v1/profiles").json()["profiles"] if p["name"] == "bounds")[str(path[-1])]
 
 
 def _source_value(client: httpx.Client, key_id: str) -> Any:
@@ -210,6 +218,7 @@ def test_the_walk_covers_every_number_the_issue_names(client: httpx.Client) -> N
         ("POST /v1/runs/{run_id}/finalize", "execution.score"), ("POST /v1/reputation-events", "events[0].weight"),
         ("POST /v1/reputation-events", "events[0].confidence"), ("POST /v1/reputation-events", "events[0].score_delta"),
         ("PUT /v1/sources/{key_id}", "credibility"), ("POST /v1/sessions", "events[0].total_tokens"),
+        ("PUT /v1/profiles/{name}", "tokens_high"), ("PUT /v1/profiles/{name}", "duplicates"),
     ]:  # fmt: skip
         assert expected in names, expected
 

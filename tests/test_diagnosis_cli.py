@@ -132,3 +132,48 @@ def _assert_one_line_error(done: subprocess.CompletedProcess[bytes], words: str)
     assert "Traceback" not in stderr
     assert len(stderr.strip().splitlines()) == 1, stderr
     assert words in stderr
+
+
+def _coding_run(tmp_path: Path, **fields: object) -> str:
+    """A clean run of 17,680 tokens: a cost_explosion under critiqor, nothing under long-session."""
+    events = [{"event": "token_usage", "total_tokens": 3_536} for _ in range(5)]
+    return _write(tmp_path, {"events": events, **fields})
+
+
+def test_profile_names_a_built_in_profile_or_a_file_of_thresholds(tmp_path: Path) -> None:
+    run = _coding_run(tmp_path)
+    assert "profile" not in orjson.loads(_run(run).stdout)  # critiqor, Critiqor's bytes
+    long = orjson.loads(_run("--profile", "long-session", run).stdout)
+    assert long["profile"]["name"] == "long-session" and long["failure_causes"] == []
+    named = orjson.loads(_run(_coding_run(tmp_path, profile="long-session")).stdout)  # the run's own
+    assert named == long
+    assert (
+        orjson.loads(_run("--profile", "critiqor", _coding_run(tmp_path, profile="long-session")).stdout)[
+            "failure_causes"
+        ][0]["type"]
+        == "cost_explosion"
+    )  # --profile before the run's own
+
+    thresholds = {"tokens_high": 10_000, "tokens_critical": 15_000, "tokens_per_point": 1_000, "duplicates": 3}
+    tight = tmp_path / "tight.json"
+    tight.write_bytes(orjson.dumps(thresholds))
+    judged = orjson.loads(_run("--profile", str(tight), run).stdout)
+    assert judged["profile"] == {"name": "tight", **thresholds}
+    assert [(c["severity"], c["impact_score"]) for c in judged["failure_causes"]] == [("critical", -27)]
+
+    text = _run("--text", "--profile", "long-session", run).stdout.decode().splitlines()
+    assert text[-1] == (
+        "profile long-session: cost_explosion from 200,000 tokens (critical from 1,000,000, one impact point per"
+        " 100,000) or 3 duplicate calls"
+    )
+
+
+def test_an_unknown_profile_exits_2_with_one_line(tmp_path: Path) -> None:
+    run = _coding_run(tmp_path)
+    _assert_one_line_error(_run("--profile", "coding", run), "neither a built-in profile")
+    _assert_one_line_error(_run(_coding_run(tmp_path, profile="coding")), "profile: 'coding' is not a built-in")
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(orjson.dumps({"tokens_high": 10, "tokens_critical": 5, "tokens_per_point": 1, "duplicates": 3}))
+    _assert_one_line_error(_run("--profile", str(bad), run), "tokens_critical")
+    bad.write_bytes(b"[1]")
+    _assert_one_line_error(_run("--profile", str(bad), run), "a JSON object")

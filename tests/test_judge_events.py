@@ -6,13 +6,8 @@ import orjson
 import pytest
 
 from service.diagnosis import diagnose
-from service.judge import decode_json_body, group_by_session, parse_tool_parameters, to_run_events, tool_call_args
-from tests.judge_support import NANOS_PER_SECOND, fixture_lines, record
-
-
-def fixture_session(session: str) -> list:
-    records = [item for line in fixture_lines() for item in decode_json_body(line).records]
-    return group_by_session(records)[session]
+from service.judge import parse_tool_parameters, to_run_events, tool_call_args
+from tests.judge_support import NANOS_PER_SECOND, fixture_session, record
 
 
 def test_fixture_session_maps_to_the_documented_events() -> None:

@@ -11,6 +11,7 @@ from service.diagnosis import parse_run
 from service.services.inputs import session_inputs
 from service.services.runs import ingest_each
 from service.settings import Settings
+from service.store import runs as run_store
 from service.store.client import Store
 from service.store.migrate import (
     AppliedMigrationChanged,
@@ -23,6 +24,7 @@ from service.store.migrate import (
     template_values,
 )
 from service.store.queries import load
+from service.store.records import RUN_COLUMNS, RunRecord, run_row
 from service.testing.factory import make_session
 
 
@@ -159,3 +161,27 @@ def test_a_server_leaves_out_the_lines_marked_embedded_only() -> None:
     assert split_statements(render(packed.sql, server)) == []
     statements = split_statements(render(packed.sql, embedded))
     assert len(statements) == 7 and all("min_bytes_for_full_part_storage = 10485760" in s for s in statements)
+
+
+def test_runs_stored_before_0015_read_a_score_that_is_not_their_trust_as_the_callers(
+    embedded_store: Store, tenant: str
+) -> None:
+    """caller_score (migration 0015) of a row written without it: the score when it is not trust / 100 and
+    decided a quality outcome, else NULL (the score is the diagnosis's)."""
+    now = datetime.now(UTC)
+    runs = {
+        "given": ("ok", 0.9, 100), "trust": ("ok", 0.83, 83), "failed": ("execution_error", 0.0, 100),
+    }  # fmt: skip
+    records = [
+        RunRecord(tenant, run_id, "agent", now, now, 1, status="finalized", execution_status=status, score=score,
+                  trust_score=trust)
+        for run_id, (status, score, trust) in runs.items()
+    ]  # fmt: skip
+    records.append(RunRecord(tenant, "open", "agent", now, now, 1))
+    kept = [index for index, name in enumerate(RUN_COLUMNS) if name != "caller_score"]
+    rows = [[row[index] for index in kept] for row in map(run_row, records)]
+    embedded_store.insert("runs", rows, column_names=[RUN_COLUMNS[index] for index in kept])
+    stored = run_store.get_runs(embedded_store, tenant, [*runs, "open"])
+    assert {run_id: run.caller_score for run_id, run in stored.items()} == {
+        "given": 0.9, "trust": None, "failed": None, "open": None,
+    }  # fmt: skip

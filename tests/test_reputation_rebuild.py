@@ -19,6 +19,7 @@ from service.store import reputation as reputation_store
 from service.store.client import Store
 from tests.conftest import FIXTURES
 from tests.fleet import FleetWriter, events_before_2026_11_23
+from tests.reputation_oracle import assert_close
 from tests.reputation_seed import assert_store_matches
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -79,21 +80,6 @@ def _explanations(client: httpx.Client) -> dict[str, Any]:
     return {identity: client.get(f"/v1/identities/{identity}/reputation/explain").json() for identity in IDENTITIES}
 
 
-def _assert_close(actual: Any, expected: Any, where: str = "") -> None:
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict) and actual.keys() == expected.keys(), where
-        for key in expected:
-            _assert_close(actual[key], expected[key], f"{where}.{key}")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list) and len(actual) == len(expected), where
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            _assert_close(a, e, f"{where}[{i}]")
-    elif isinstance(expected, float) and actual is not None:
-        assert abs(actual - expected) <= 1e-9, f"{where}: {actual} != {expected}"
-    else:
-        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
-
-
 def _raw_events(store: Store, tenant: str) -> list[dict[str, Any]]:
     result = store.client.query(
         "SELECT identity, timestamp, category, event_type, score_delta, confidence, weight, reference_id, source,"
@@ -128,11 +114,13 @@ def test_a_rebuild_brings_old_events_to_the_current_model_once(
         "runs_changed": CHANGED_RUNS,
         "events_retracted": CHANGED_RUNS,
         "events_emitted": EMITTED,
+        "runs_rediagnosed": 0,
+        "runs_without_events": 0,
     }
     after = _reports(admin)
     assert after["agent-unsafe"]["overall"] < 10 and after["agent-ready"]["overall"] == 100.0
-    _assert_close(after, _reports(fresh))
-    _assert_close(_explanations(admin), _explanations(fresh))
+    assert_close(after, _reports(fresh))
+    assert_close(_explanations(admin), _explanations(fresh))
     assert_store_matches(embedded_store, tenants.old, _raw_events(embedded_store, tenants.old), NOW.date(), "rebuilt")
 
     reputation_store.refresh_scores(embedded_store)
@@ -167,7 +155,7 @@ def test_pages_of_runs_and_open_runs(make_client, embedded_store: Store, tenants
     admin.post("/v1/runs", json={"run_id": "run-00007-open", "identity": "agent-ready"}).raise_for_status()
     report = rebuild(embedded_store, tenants.old, page_runs=7)
     assert (report.runs_examined, report.runs_changed, report.events_emitted) == (3 * DAYS, CHANGED_RUNS, EMITTED)
-    _assert_close(_reports(admin), _reports(make_client(tenants.fresh)))
+    assert_close(_reports(admin), _reports(make_client(tenants.fresh)))
     assert rebuild(embedded_store, tenants.old, page_runs=7).runs_changed == 0
 
 
@@ -184,7 +172,7 @@ def test_only_admins_rebuild_and_only_the_operator_another_tenant(make_client, t
     operator = make_client("default", ("admin",))
     report = _rebuild(operator, tenant=tenants.bystander)
     assert report["tenant"] == tenants.bystander and report["runs_changed"] == CHANGED_RUNS
-    _assert_close(_reports(bystander), _reports(make_client(tenants.fresh)))
+    assert_close(_reports(bystander), _reports(make_client(tenants.fresh)))
 
 
 def test_repute_reputation_rebuild(cli_as, tenants: Tenants) -> None:

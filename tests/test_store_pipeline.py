@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 import orjson
 
 from service.diagnosis import parse_run
+from service.profiles import TenantProfiles
 from service.services import runs
 from service.services.inputs import FinalizeRequest, session_input
 from service.services.reputation import reputation_report, signal_event
@@ -92,7 +93,7 @@ def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenan
     now = datetime.now(UTC)
     base = runs.new_record(tenant, session.spec, session.spec.run_id, now)
     # Everything a finalize writes except the run's own row, which is written last.
-    partial = runs._finalize_one(FinalizeRequest(base, session.events), now, 0.8)
+    partial = runs._finalize_one(FinalizeRequest(base, session.events), now, 0.8, TenantProfiles())
     run_store.insert_events(store, run_store.event_rows(tenant, session.spec.run_id, session.normalized_events, 0, now))
     run_store.insert_failures(store, partial.failures)
     reputation_store.insert_events(store, tenant, partial.reputation)

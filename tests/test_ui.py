@@ -394,6 +394,20 @@ def test_only_a_session_has_a_performance_card(explorer: Explorer, seeded: Tenan
         assert _float(explorer.field(f"performance-{name}").replace(",", "")) == float(value), name
 
 
+def test_the_run_page_names_the_profile_that_judged_it(explorer: Explorer, seeded: Tenant) -> None:
+    """A posted run under critiqor (which its diagnosis does not record) and an OTLP session under
+    long-session: one line each, the profile and its thresholds as the API gives them."""
+    for run_id, name in (("run-multi-003", "critiqor"), (OTLP_SESSION, "long-session")):
+        profile = seeded.api.get(f"/v1/runs/{run_id}").json()["profile"]
+        assert profile["name"] == name
+        explorer.open(f"#/runs/{run_id}")
+        assert explorer.field("profile") == (
+            f"{name}: cost explosion from {profile['tokens_high']:,} tokens (critical from"
+            f" {profile['tokens_critical']:,}, one impact point per {profile['tokens_per_point']:,}) or"
+            f" {profile['duplicates']} duplicate calls"
+        )
+
+
 def test_an_open_run_shows_its_events_before_any_diagnosis(explorer: Explorer, seeded: Tenant) -> None:
     run_id = f"run-open-{uuid.uuid4().hex[:8]}"
     assert seeded.api.post("/v1/runs", json={"run_id": run_id, "identity": "agent-atlas"}).status_code == 201

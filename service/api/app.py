@@ -15,7 +15,20 @@ from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.paths import ControlCharacterGuard
 from service.api.reads_first import ReadsFirstMiddleware
-from service.api.routers import alerts, health, keys, logs, reputation, runs, sessions, status, suites, traces, ui
+from service.api.routers import (
+    alerts,
+    health,
+    keys,
+    logs,
+    profiles,
+    reputation,
+    runs,
+    sessions,
+    status,
+    suites,
+    traces,
+    ui,
+)
 from service.api.state import StoreHolder
 from service.deadlines import Deadlines
 from service.periodic import Periodic
@@ -97,7 +110,7 @@ def create_app(
     app.state.single_runs = sessions.single_run_writer(holder, settings)
     app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics)
     errors.install(app)
-    for module in (health, status, sessions, runs, logs, traces, reputation, suites, keys, alerts):
+    for module in (health, status, sessions, runs, logs, traces, reputation, profiles, suites, keys, alerts):
         app.include_router(module.router)
     ui.install(app)
     docs.install(app)

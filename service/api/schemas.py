@@ -5,10 +5,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from service.ids import Identifier, OptionalIdentifier
+from service.ids import Identifier, IdentityPattern, OptionalIdentifier, ProfileName
 from service.services.inputs import Execution
 from service.store.rows import storable
-from service.vocab import SCOPES, TIME_RULE, Category, Scope
+from service.vocab import SCOPES, TIME_RULE, Category, InputKind, Scope
 
 
 def _storable_time(value: datetime) -> datetime:
@@ -68,13 +68,86 @@ class RunSummary(BaseModel):
     total_tokens: int
 
 
+MAX_TOKENS_THRESHOLD = 10**15  # a run of 100,000 events of 10^12 tokens each totals 10^17
+MAX_DUPLICATES = 100_000  # the events of a run
+
+
+class Thresholds(BaseModel):
+    """A diagnosis profile's thresholds (SPEC §4.1)."""
+
+    tokens_high: int = Field(description="cost_explosion (high) from this token total")
+    tokens_critical: int = Field(description="critical from this token total")
+    tokens_per_point: int = Field(description="impact = -min(30, 10 + 4 x duplicates + total // tokens_per_point)")
+    duplicates: int = Field(description="cost_explosion from this many duplicate calls, whatever the tokens")
+
+
+class ProfileThresholds(Thresholds):
+    name: str
+
+
 class RunDetail(RunSummary):
     metadata: dict[str, Any]
     failure_message: str
     started_at: datetime | None
     ended_at: datetime | None
     diagnosis: dict[str, Any] | None
+    profile: ProfileThresholds | None = Field(description="the diagnosis profile that judged the run; null while open")
     session_performance: dict[str, Any] | None
+
+
+class ProfileBody(Strict):
+    """A profile's thresholds and where it applies. A built-in profile's thresholds are fixed: for it, leave
+    them out (or repeat them) and give its rules."""
+
+    tokens_high: int | None = Field(default=None, ge=1, le=MAX_TOKENS_THRESHOLD, strict=True)
+    tokens_critical: int | None = Field(default=None, ge=1, le=MAX_TOKENS_THRESHOLD, strict=True)
+    tokens_per_point: int | None = Field(default=None, ge=1, le=MAX_TOKENS_THRESHOLD, strict=True)
+    duplicates: int | None = Field(default=None, ge=1, le=MAX_DUPLICATES, strict=True)
+    identities: list[IdentityPattern] = Field(
+        default_factory=list, max_length=100, description="exact identities or globs (`claude-code*`)"
+    )
+    inputs: list[InputKind] = Field(default_factory=list, max_length=len(InputKind))
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={
+            "examples": [
+                {
+                    "tokens_high": 150_000, "tokens_critical": 600_000, "tokens_per_point": 75_000, "duplicates": 4,
+                    "identities": ["claude-code*"], "inputs": ["otlp_logs"],
+                },
+                {"identities": ["claude-code*"]},
+            ]
+        },
+    )  # fmt: skip
+
+    def thresholds(self) -> dict[str, int | None]:
+        return {name: getattr(self, name) for name in Thresholds.model_fields}
+
+
+class ProfileFile(ProfileBody):
+    """`repute diagnose --profile FILE`: a profile's thresholds and, optionally, its name."""
+
+    name: ProfileName | None = None
+
+
+class ProfileInfo(ProfileThresholds):
+    identities: list[str]
+    inputs: list[str]
+    built_in: bool
+    default_for: list[str] = Field(description="the input kinds it judges when no rule applies")
+
+
+class ProfileRule(BaseModel):
+    kind: str = Field(description="identity, glob, input or default")
+    match: str
+    profile: str
+
+
+class ProfileList(BaseModel):
+    profiles: list[ProfileInfo]
+    rules: list[ProfileRule] = Field(description="in the order they are tried, after the run's own `profile`")
 
 
 class RunList(BaseModel):
@@ -194,9 +267,13 @@ class Credibility(Strict):
 class RebuildReport(BaseModel):
     tenant: str
     runs_examined: int
-    runs_changed: int
+    runs_changed: int = Field(description="runs whose reputation events changed")
     events_retracted: int
     events_emitted: int
+    runs_rediagnosed: int = Field(description="with rediagnose: runs whose diagnosis changed")
+    runs_without_events: int = Field(
+        description="with rediagnose: runs left as they were, their events no longer stored (TTL)"
+    )
 
 
 class Categories(BaseModel):

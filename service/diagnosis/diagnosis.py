@@ -1,4 +1,11 @@
-"""`diagnose(events) -> Diagnosis`: pure and deterministic (SPEC §4)."""
+"""`diagnose(events, profile) -> Diagnosis`: pure and deterministic (SPEC §4, §4.1).
+
+The diagnosis records the profile that judged it (`profile: {name, tokens_high, tokens_critical,
+tokens_per_point, duplicates}`) and its hash covers it, so the same events under the same profile give the
+same bytes and another profile gives other bytes. The one exception is `critiqor`, the default: it is
+never recorded (a diagnosis without `profile` was judged under `critiqor`), so a diagnosis under it is
+byte for byte what it was before profiles existed, and Critiqor's, and every stored hash still matches.
+"""
 
 import hashlib
 from collections.abc import Sequence
@@ -12,6 +19,7 @@ from service.diagnosis.cause import CHAIN_JOINER, Cause
 from service.diagnosis.detectors import DETECTORS, Detector
 from service.diagnosis.facts import RunFacts, gather
 from service.diagnosis.graph import causal_graph, failure_node_id, node_ids
+from service.diagnosis.profiles import CRITIQOR, Profile
 from service.diagnosis.scoring import dimension_scores, primary_cause, readiness_level, trust_score
 from service.diagnosis.summary import (
     NO_FAILURE_EXPLANATION,
@@ -40,6 +48,7 @@ class Diagnosis:
     primary: Cause | None
     evidence_summary: dict[str, Any]
     cost_analysis: dict[str, int]
+    profile: Profile
     _node_ids: list[str] = field(repr=False)
     _types: list[str] = field(repr=False)
     _labels: list[str] = field(repr=False)
@@ -91,8 +100,8 @@ class Diagnosis:
 
     @cached_property
     def _summaries(self) -> dict[str, Any]:
-        """Everything but the graph and the hash."""
-        return {
+        """Everything but the graph and the hash; the profile unless it is `critiqor` (see the module)."""
+        summaries: dict[str, Any] = {
             "trust_score": self.trust_score,
             "readiness_level": self.readiness_level,
             "scores": self.scores,
@@ -105,6 +114,9 @@ class Diagnosis:
             ),
             "recommendations": recommendations(self.causes),
         }
+        if self.profile != CRITIQOR:
+            summaries["profile"] = self.profile.to_dict()
+        return summaries
 
     def _primary_view(self) -> dict[str, Any]:
         primary = self.primary
@@ -123,8 +135,8 @@ class Diagnosis:
         }
 
 
-def diagnose(events: Sequence[Any]) -> Diagnosis:
-    """Diagnoses a run's events (raw objects, in run order).
+def diagnose(events: Sequence[Any], profile: Profile = CRITIQOR) -> Diagnosis:
+    """Diagnoses a run's events (raw objects, in run order) under a profile's thresholds (SPEC §4.1).
 
     Raises InputError for what the diagnosis cannot read: an event that is not an object, a type or an
     event_id that is not a string, a token count out of range. Timestamps are not read here
@@ -133,7 +145,7 @@ def diagnose(events: Sequence[Any]) -> Diagnosis:
     ids = node_ids(run.event_ids, _FAILURE_NODE_IDS)
     found: list[Cause] = []
     for detector in DETECTORS:
-        found += _causes(detector, run, ids)
+        found += _causes(detector, run, ids, profile)
     causes = tuple(found)
     scores = dimension_scores(causes)
     trust = trust_score(scores)
@@ -145,17 +157,18 @@ def diagnose(events: Sequence[Any]) -> Diagnosis:
         primary=primary_cause(causes),
         evidence_summary=evidence_summary(run),
         cost_analysis=cost_analysis(run, causes),
+        profile=profile,
         _node_ids=ids,
         _types=run.types,
         _labels=run.labels,
     )
 
 
-def _causes(detector: Detector, run: RunFacts, ids: list[str]) -> list[Cause]:
+def _causes(detector: Detector, run: RunFacts, ids: list[str], profile: Profile) -> list[Cause]:
     kind, chain, remediation = detector.failure_type, _CHAINS[detector.failure_type], detector.remediation
     return [
         Cause(kind, found.severity, found.impact_score, found.description, chain, evidence_ids, remediation)
-        for found in detector.detect(run)
+        for found in detector.detect(run, profile)
         for evidence_ids in [tuple(map(ids.__getitem__, found.evidence))]
     ]
 

@@ -16,7 +16,7 @@ from service.diagnosis.events import Event, json_kind, normalize_events
 MAX_DEPTH = 64  # nesting levels of the whole document; deeper input is refused before anything walks it
 _BOM = b"\xef\xbb\xbf"
 _CONTAINERS = frozenset({dict, list})
-_STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id")
+_STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id", "profile")
 RUN_SHAPES = 'expected a JSON array of events, an object with an "events" array, or NDJSON'
 BATCH_SHAPES = 'expected a JSON array of runs, an object with a "sessions" array, or NDJSON of runs'
 
@@ -32,6 +32,7 @@ class RunInput:
     trial: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     execution: dict[str, Any] | None = None
+    profile: str | None = None  # the diagnosis profile the run names itself (SPEC §4.1)
     events: list[dict[str, Any]] = field(default_factory=list)
     # The events as validated by parsing, so callers need not normalize them again.
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
@@ -158,6 +159,7 @@ def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:
         trial=_optional(document, "trial", int, "an integer", prefix),
         metadata=_optional(document, "metadata", dict, "an object", prefix) or {},
         execution=_optional(document, "execution", dict, "an object", prefix),
+        profile=strings["profile"],
         events=events,
         normalized=normalized,
     )

@@ -5,7 +5,7 @@ from service.diagnosis.diagnosis import Diagnosis
 
 
 def text_report(diagnosis: Diagnosis) -> str:
-    return "\n".join([*verdict_lines(diagnosis), evidence_line(diagnosis)]) + "\n"
+    return "\n".join([*verdict_lines(diagnosis), evidence_line(diagnosis), profile_line(diagnosis)]) + "\n"
 
 
 def verdict_lines(diagnosis: Diagnosis) -> list[str]:
@@ -35,3 +35,8 @@ def evidence_line(diagnosis: Diagnosis) -> str:
         f"events: {summary['event_count']} (tool calls {summary['tool_calls']}, retries {summary['retries']}, "
         f"errors {summary['errors']}); tokens {cost['total_tokens']}, duplicate calls {cost['duplicate_calls']}"
     )
+
+
+def profile_line(diagnosis: Diagnosis) -> str:
+    """Which profile judged the run, and its thresholds (SPEC §4.1)."""
+    return diagnosis.profile.describe()

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError, TooLarge, field_path
-from service.ids import Identifier, RunIdentifier, check_id
+from service.ids import Identifier, ProfileName, RunIdentifier, check_id
 from service.outcome import REASON_PATTERN, OutcomeInputError, check_outcome_inputs
 from service.priority import in_turn
 from service.settings import Settings
@@ -64,6 +64,9 @@ class RunFields(BaseModel):
     task_id: Identifier | None = None
     trial: int | None = Field(default=None, ge=0, le=MAX_TRIAL, strict=True)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    profile: ProfileName | None = Field(
+        default=None, description="the diagnosis profile to judge the run under (SPEC §4.1); default: the rules'"
+    )
 
 
 class SessionBody(RunFields):
@@ -107,6 +110,7 @@ class RunSpec:
     trial: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     kind: str = RunKind.RUN
+    profile: str = ""
 
 
 def new_run_id() -> str:
@@ -188,6 +192,7 @@ def run_spec(fields: RunFields) -> RunSpec:
         task_id=fields.task_id or "",
         trial=fields.trial,
         metadata=fields.metadata,
+        profile=fields.profile or "",
     )
 
 
@@ -197,7 +202,8 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
     check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
     sent = {"identity": run.identity, "run_id": run.run_id or None, "suite": run.suite or None,
-            "task_id": run.task_id or None, "trial": run.trial, "metadata": run.metadata or {}}  # fmt: skip
+            "task_id": run.task_id or None, "trial": run.trial, "metadata": run.metadata or {},
+            "profile": run.profile or None}  # fmt: skip
     fields = validated(RunFields, sent, prefix)
     assert isinstance(fields, RunFields)
     if run.execution is not None:

@@ -12,6 +12,15 @@ events stored for it, and each page's rows written in one insert through the sto
 up to date and writes nothing; one cut short converges when run again. A run being finalized meanwhile
 is either still open (skipped: its finalize emits the current model) or stored with its events.
 
+With `rediagnose` (`--rediagnose`, SPEC §4.1) each run is first diagnosed again from its stored events
+under the profile now in force for it (its own, else the tenant's rules, else its input kind's default),
+as its finalize would judge it today. A run whose diagnosis changes gets a new version (diagnosis, trust,
+readiness, outcome classified again, causes), and its reputation events follow through the retractions
+above. In the finalize's order: its causes (run_failures) are replaced, its reputation events brought up
+to date, and its row written last, so a rebuild cut short finds the run's old row, diagnoses it again and
+converges. A run whose events are no longer stored (their TTL has passed: fewer than the run held) is left
+as it is and counted in `runs_without_events`.
+
 It also repairs the runs whose ids a client pre-claimed before posted signals had an id space of their
 own (issue #28): a signal stored under a run's emitted id made the store skip the run's own event. The
 rows found under the ids a plan would write are occupants: the run's events go under free ids, and each
@@ -19,32 +28,64 @@ occupant that counts is retracted (service.reputation.rebuild).
 """
 
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 from uuid import UUID
 
+from service.diagnosis import diagnose
+from service.outcome import classify_execution
+from service.profiles import TenantProfiles
 from service.reputation.emit import events_for_run
 from service.reputation.model import ReputationEvent
 from service.reputation.rebuild import Occupant, Plan, plan
-from service.services.runs import emission_view
+from service.services import profiles as profile_service
+from service.services.runs import cause_triples, emission_view, failure_rows, outcome_fields, verdict_fields
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store.client import Store
-from service.store.records import RunRecord
+from service.store.records import RunRecord, next_version
+from service.vocab import INPUT_OF_KIND, ExecutionStatus
 
 PAGE_RUNS = 500
+EVENTS_PER_READ = 100_000  # a re-diagnosis reads the events of a page's runs this many at a time, at most
+
+Causes = dict[str, list[tuple[str, str, int]]]
 RunKey = tuple[str, str]  # (identity, run id)
+
+
+@dataclass(frozen=True)
+class Rediagnosis:
+    """What a rebuild re-diagnoses with: the tenant's profiles now in force, the pass threshold of SPEC §6,
+    and the time of the new run versions."""
+
+    profiles: TenantProfiles
+    pass_threshold: float
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Rediagnosed:
+    """A run's new version, and its diagnosis's view."""
+
+    record: RunRecord
+    view: dict[str, Any]
 
 
 @dataclass
 class RebuildReport:
     """What a rebuild did for one tenant: the finalized runs it examined, those whose events changed,
-    and the events retracted and emitted."""
+    and the events retracted and emitted; with a re-diagnosis, the runs whose diagnosis changed and those
+    left as they were because their events are no longer stored."""
 
     tenant: str
     runs_examined: int = 0
     runs_changed: int = 0
     events_retracted: int = 0
     events_emitted: int = 0
+    runs_rediagnosed: int = 0
+    runs_without_events: int = 0
 
     def count(self, runs: list[RunRecord], changed: set[RunKey], written: list[ReputationEvent]) -> None:
         self.runs_examined += len(runs)
@@ -53,16 +94,19 @@ class RebuildReport:
         self.events_emitted += sum(1 for event in written if event.sign > 0)
 
 
+def rediagnosis(store: Store, tenant: str, pass_threshold: float, now: datetime) -> Rediagnosis:
+    return Rediagnosis(profile_service.current(store, tenant), pass_threshold, now)
+
+
 def _key(run: RunRecord) -> RunKey:
     return run.identity, run.run_id
 
 
-def _plans(store: Store, tenant: str, runs: list[RunRecord]) -> dict[RunKey, Plan]:
+def _plans(store: Store, tenant: str, runs: list[RunRecord], causes: Causes) -> dict[RunKey, Plan]:
     """Each run's plan, free of occupants: the ids the plans would write are looked up (any source), and
     the rows found there are handed to the planner, which writes elsewhere and retracts them, until the
     plans' ids are all free. Each round finds at least one row more, and before issue #28 only a finite
     number of them could be posted, so the rounds end; with no occupant there is one lookup a page."""
-    causes = run_store.causes_of(store, tenant, [run.run_id for run in runs])
     stored = reputation_store.run_events(store, tenant, [_key(run) for run in runs])
     emitted = {_key(run): events_for_run(emission_view(run, causes.get(run.run_id, []))) for run in runs}
     occupants: defaultdict[RunKey, list[Occupant]] = defaultdict(list)
@@ -92,16 +136,78 @@ def _write(store: Store, tenant: str, plans: dict[RunKey, Plan]) -> tuple[set[Ru
     return {key for key, done in plans.items() if done.ids & ids}, written
 
 
-def rebuild(store: Store, tenant: str, page_runs: int = PAGE_RUNS) -> RebuildReport:
-    """Re-emits the tenant's finalized runs' reputation events under the current model; never touches
-    another tenant's."""
+def _rediagnosed(run: RunRecord, events: list[dict[str, Any]], how: Rediagnosis) -> Rediagnosed | None:
+    """The run's new version under the profile in force for it, or None when its diagnosis stays the same."""
+    profile = how.profiles.resolve(run.identity, INPUT_OF_KIND[run.kind], run.profile)
+    diagnosis = diagnose(events, profile)
+    if diagnosis.diagnosis_hash == run.diagnosis_hash:
+        return None
+    changes = verdict_fields(diagnosis)
+    if run.execution_status != ExecutionStatus.EXECUTION_ERROR:  # an execution error's outcome is not the verdict's
+        execution = None if run.caller_score is None else {"score": run.caller_score}
+        outcome = classify_execution(
+            execution, [], changes["trust_score"], how.pass_threshold, readiness=changes["readiness"]
+        )
+        changes |= outcome_fields(execution, outcome)
+    return Rediagnosed(run.with_version(next_version(how.now), **changes), diagnosis.to_dict())
+
+
+def _by_events(runs: Sequence[RunRecord]) -> Iterator[list[RunRecord]]:
+    """The runs in groups holding at most EVENTS_PER_READ events (a larger run alone)."""
+    group: list[RunRecord] = []
+    events = 0
+    for run in runs:
+        if group and events + run.event_count > EVENTS_PER_READ:
+            yield group
+            group, events = [], 0
+        group.append(run)
+        events += run.event_count
+    if group:
+        yield group
+
+
+def _rediagnose_page(
+    store: Store, tenant: str, page: list[RunRecord], how: Rediagnosis, report: RebuildReport
+) -> tuple[list[RunRecord], list[RunRecord], Causes]:
+    """Diagnoses a page's finalized runs again: (the page's runs as they now stand, the new versions to
+    write once their events are up to date, the new versions' causes). Their causes are replaced here."""
+    stored = run_store.get_runs(store, tenant, [run.run_id for run in page])
+    current: list[RunRecord] = []
+    changed: list[Rediagnosed] = []
+    for group in _by_events([stored[run.run_id] for run in page]):
+        events = run_store.event_payloads(store, tenant, [run.run_id for run in group])
+        for run in group:
+            found = events.get(run.run_id, [])
+            expired = len(found) < run.event_count
+            new = None if expired else _rediagnosed(run, found, how)
+            report.runs_without_events += expired
+            current.append(run if new is None else new.record)
+            changed += [new] if new is not None else []
+    if changed:
+        rows = [row for new in changed for row in failure_rows(new.record, new.view)]
+        run_store.replace_failures(store, tenant, [new.record.run_id for new in changed], rows)
+    report.runs_rediagnosed += len(changed)
+    return current, [new.record for new in changed], {new.record.run_id: cause_triples(new.view) for new in changed}
+
+
+def rebuild(
+    store: Store, tenant: str, page_runs: int = PAGE_RUNS, rediagnose: Rediagnosis | None = None
+) -> RebuildReport:
+    """Re-emits the tenant's finalized runs' reputation events under the current model, after diagnosing
+    them again under the profiles in force when `rediagnose` says how; never touches another tenant's."""
     report = RebuildReport(tenant)
     after = ""
     while True:
         page = run_store.runs_after(store, tenant, after, page_runs)
         finalized = [run for run in page if run.finalized]
         if finalized:
-            report.count(finalized, *_write(store, tenant, _plans(store, tenant, finalized)))
+            changed: list[RunRecord] = []
+            causes = run_store.causes_of(store, tenant, [run.run_id for run in finalized])
+            if rediagnose is not None:
+                finalized, changed, fresh = _rediagnose_page(store, tenant, finalized, rediagnose, report)
+                causes |= fresh
+            report.count(finalized, *_write(store, tenant, _plans(store, tenant, finalized, causes)))
+            run_store.insert_runs(store, changed)
         if len(page) < page_runs:
             return report
         after = page[-1].run_id

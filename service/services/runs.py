@@ -8,12 +8,15 @@ key, reputation events are skipped by id).
 A whole run posted again under a run_id already finalized (a retry, `repute ingest` run twice) answers
 the stored result when it is the same run, and is a conflict naming what differs when it is not: a
 run_id names one run, and silently keeping the first of two different runs would hide a harness bug.
-Identity, suite, task id, trial and metadata are compared with the stored record. The events are
-compared by `content_hash`, a sha256 of the events as canonical JSON (keys sorted) that the finalize
-stores on the run: one serialization of the events when a run is written, no read of its events back
-when it is posted again, and it still holds after the events' TTL has dropped them. Runs finalized
-before the column existed (migration 0008) have no hash, and their events are not compared. The
+Identity, suite, task id, trial, metadata and the profile the run names are compared with the stored
+record. The events are compared by `content_hash`, a sha256 of the events as canonical JSON (keys sorted)
+that the finalize stores on the run: one serialization of the events when a run is written, no read of its
+events back when it is posted again, and it still holds after the events' TTL has dropped them. Runs
+finalized before the column existed (migration 0008) have no hash, and their events are not compared. The
 `execution` object is not compared: the stored outcome stands.
+
+Each run is diagnosed under the diagnosis profile that applies to it (SPEC §4.1, service.profiles): the one
+it names itself, else the tenant's rules for its identity and input kind, else its input kind's default.
 """
 
 import hashlib
@@ -26,13 +29,15 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis import Event, diagnose, normalize_events
+from service.diagnosis import Diagnosis, Event, diagnose, normalize_events
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
-from service.outcome import classify_execution
+from service.outcome import ExecutionOutcome, classify_execution
 from service.priority import in_turn
+from service.profiles import TenantProfiles
 from service.reputation.emit import FinalizedRun, events_for_run
+from service.services import profiles as profile_service
 from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
@@ -51,7 +56,7 @@ from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
 from service.traces import decode_span, map_run
-from service.vocab import ExecutionStatus, RunKind, RunStatus
+from service.vocab import INPUT_OF_KIND, ExecutionStatus, RunKind, RunStatus
 
 log = logging.getLogger("repute.runs")
 # How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
@@ -83,6 +88,7 @@ def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRec
         task_id=spec.task_id,
         trial=spec.trial,
         metadata=canonical_text(spec.metadata),
+        profile=spec.profile,
         created_at=now,
         run_at=now,
         version=next_version(now),
@@ -99,6 +105,8 @@ def stored_run(store: Store, tenant: str, run_id: str) -> RunRecord:
 def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> RunRecord:
     """Opens a run; opening an existing run again returns it unchanged (same identity required)."""
     run_id = spec.run_id or new_run_id()
+    if spec.profile:
+        profile_service.require_known(store, tenant, [(spec.profile, "profile")])
     with run_lock(tenant, run_id):
         existing = run_store.get_run(store, tenant, run_id)
         if existing is not None:
@@ -148,8 +156,11 @@ def primary_failure_of(view: dict[str, Any]) -> str | None:
     return primary.get("root_cause_failure_type", view.get("root_cause_failure_type"))
 
 
-def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float) -> _Finalized:
-    diagnosis = diagnose(request.events)
+def _finalize_one(
+    request: FinalizeRequest, now: datetime, pass_threshold: float, profiles: TenantProfiles
+) -> _Finalized:
+    base = request.base
+    diagnosis = diagnose(request.events, profiles.resolve(base.identity, INPUT_OF_KIND[base.kind], base.profile))
     view = diagnosis.to_dict()
     outcome = classify_execution(
         request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
@@ -157,37 +168,66 @@ def _finalize_one(request: FinalizeRequest, now: datetime, pass_threshold: float
     started_at, ended_at = _timestamps(request.normalized_events)
     started_at, ended_at = request.started_at or started_at, request.ended_at or ended_at
     performance = request.session_performance
-    evidence = view["evidence_summary"]
-    record = request.base.with_version(
+    record = base.with_version(
         next_version(now),
         started_at=started_at,
         ended_at=ended_at,
         run_at=ended_at or now,
         finalized_at=now,
         status=RunStatus.FINALIZED,
-        execution_status=outcome.status,
-        failure_stage=outcome.stage or "",
-        failure_reason_code=outcome.reason_code or "",
-        failure_message=outcome.message or "",
-        score=outcome.score,
-        trust_score=view["trust_score"],
-        readiness=view["readiness_level"],
-        primary_failure=primary_failure_of(view) or "",
-        dimension_scores=dict(view["scores"]),
+        **outcome_fields(request.execution, outcome),
+        **verdict_fields(diagnosis),
         session_composite=performance["composite"] if performance else None,
         session_performance=canonical_text(performance) if performance else "",
-        event_count=evidence["event_count"],
-        tool_calls=evidence["tool_calls"],
-        errors=evidence["errors"],
-        total_tokens=view["cost_analysis"]["total_tokens"],
-        diagnosis=diagnosis.canonical_json().decode(),
-        diagnosis_hash=view["diagnosis_hash"],
         content_hash=content_hash(request.events),
     )
-    causes = view["failure_causes"]
-    failures = [] if outcome.status == ExecutionStatus.EXECUTION_ERROR else run_store.failure_rows(record, causes)
-    emitted = events_for_run(emission_view(record, [(c["type"], c["severity"], c["impact_score"]) for c in causes]))
+    failures = failure_rows(record, view)
+    emitted = events_for_run(emission_view(record, cause_triples(view)))
     return _Finalized(record, failures, emitted)
+
+
+def verdict_fields(diagnosis: Diagnosis) -> dict[str, Any]:
+    """The run columns its diagnosis gives (a finalize, and a re-diagnosis by the rebuild)."""
+    view = diagnosis.to_dict()
+    evidence = view["evidence_summary"]
+    return {
+        "trust_score": view["trust_score"],
+        "readiness": view["readiness_level"],
+        "primary_failure": primary_failure_of(view) or "",
+        "dimension_scores": dict(view["scores"]),
+        "event_count": evidence["event_count"],
+        "tool_calls": evidence["tool_calls"],
+        "errors": evidence["errors"],
+        "total_tokens": view["cost_analysis"]["total_tokens"],
+        "diagnosis": diagnosis.canonical_json().decode(),
+        "diagnosis_hash": view["diagnosis_hash"],
+    }
+
+
+def outcome_fields(execution: dict[str, Any] | None, outcome: ExecutionOutcome) -> dict[str, Any]:
+    """The run columns its execution outcome gives (SPEC §6). `caller_score` is the caller's score when it
+    decided a quality outcome, else None (the score is the trust's): a re-diagnosis classifies again by it."""
+    from_caller = outcome.status != ExecutionStatus.EXECUTION_ERROR and (execution or {}).get("score") is not None
+    return {
+        "execution_status": outcome.status,
+        "failure_stage": outcome.stage or "",
+        "failure_reason_code": outcome.reason_code or "",
+        "failure_message": outcome.message or "",
+        "score": outcome.score,
+        "caller_score": outcome.score if from_caller else None,
+    }
+
+
+def cause_triples(view: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """A diagnosis's causes as (failure type, severity, impact score), in cause order."""
+    return [(c["type"], c["severity"], c["impact_score"]) for c in view["failure_causes"]]
+
+
+def failure_rows(record: RunRecord, view: dict[str, Any]) -> list[list[Any]]:
+    """The run_failures rows of a run's quality verdict (an execution error has none)."""
+    if record.execution_status == ExecutionStatus.EXECUTION_ERROR:
+        return []
+    return run_store.failure_rows(record, view["failure_causes"])
 
 
 def emission_view(record: RunRecord, causes: Sequence[tuple[str, str, int]]) -> FinalizedRun:
@@ -223,7 +263,8 @@ def finalize_batch(
     raw events (when given), failures and reputation events are independent and written side by side;
     the run rows only once all of them are stored."""
     now = to_millis(now)
-    done = in_turn(partial(_finalize_one, now=now, pass_threshold=pass_threshold), requests)
+    profiles = profile_service.in_force(store, tenant)
+    done = in_turn(partial(_finalize_one, now=now, pass_threshold=pass_threshold, profiles=profiles), requests)
     failures = [row for item in done for row in item.failures]
     reputation = [event for item in done for event in item.reputation]
     store.together(
@@ -368,6 +409,9 @@ def ingest_sessions(
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
         raise Conflict("a batch names the same run_id twice")
+    named = [(s.spec.profile, f"{_prefix(i, sessions)}profile") for i, s in enumerate(sessions) if s.spec.profile]
+    if named:
+        profile_service.require_known(store, tenant, named)
     with holding(tenant, run_ids):
         states = run_store.run_states(store, tenant, run_ids)
         for run_id, status in states.items():
@@ -377,7 +421,7 @@ def ingest_sessions(
         requests, rows = [], []
         for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
             if run_id in existing:
-                _require_same(existing[run_id], session, f"sessions[{index}]." if len(sessions) > 1 else "")
+                _require_same(existing[run_id], session, _prefix(index, sessions))
                 continue
             rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
             base = new_record(tenant, session.spec, run_id, now)
@@ -393,6 +437,11 @@ def ingest_sessions(
         ]
 
 
+def _prefix(index: int, sessions: Sequence[SessionInput]) -> str:
+    """Where a run's fields are named in a batch's errors: `sessions[2].` when there are several."""
+    return f"sessions[{index}]." if len(sessions) > 1 else ""
+
+
 def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None:
     """A run posted again must be the stored one; a conflict names each field that differs."""
     spec = session.spec
@@ -402,6 +451,7 @@ def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None
         "task_id": spec.task_id,
         "trial": spec.trial,
         "metadata": canonical_text(spec.metadata),
+        "profile": spec.profile,
     }
     differ = [name for name, value in sent.items() if getattr(stored, name) != value]
     if stored.content_hash and stored.content_hash != content_hash(session.events):

@@ -2,7 +2,8 @@
 
 A run that ended in an execution error has no quality verdict: its trust, readiness and primary failure
 read as null (the infrastructure failed, not the agent), while its diagnosis stays in the detail for
-whoever debugs the harness.
+whoever debugs the harness. The detail names the diagnosis profile that judged the run and its
+thresholds (SPEC §4.1: a diagnosis that records none was judged under `critiqor`).
 
 Every list pages the same way: `cursor` in, `next_cursor` out (null on the last page). A cursor is
 opaque to clients; it names its list, so one list's cursor is refused by another.
@@ -14,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis import recorded_profile
 from service.errors import FieldError
 from service.store.records import RunRecord
 from service.vocab import ExecutionStatus
@@ -45,13 +47,15 @@ def run_summary(record: RunRecord) -> dict[str, Any]:
 
 
 def run_detail(record: RunRecord) -> dict[str, Any]:
+    diagnosis = _loads(record.diagnosis)
     return {
         **run_summary(record),
         "metadata": _loads(record.metadata) or {},
         "failure_message": record.failure_message,
         "started_at": record.started_at,
         "ended_at": record.ended_at,
-        "diagnosis": _loads(record.diagnosis),
+        "diagnosis": diagnosis,
+        "profile": None if diagnosis is None else recorded_profile(diagnosis).to_dict(),
         "session_performance": _loads(record.session_performance),
     }
 

@@ -38,6 +38,7 @@ class RunRecord:
     failure_reason_code: str = ""
     failure_message: str = ""
     score: float = 0.0
+    caller_score: float | None = None  # the caller's execution score, when it decided the outcome (0015)
     trust_score: int | None = None
     readiness: str = ""
     primary_failure: str = ""
@@ -51,6 +52,7 @@ class RunRecord:
     diagnosis: str = ""  # the canonical diagnosis JSON
     diagnosis_hash: str = ""
     content_hash: str = ""  # of the events it was finalized from (service.services.runs.content_hash)
+    profile: str = ""  # the diagnosis profile the run names itself (SPEC §3.1), '' when none
 
     @property
     def finalized(self) -> bool:

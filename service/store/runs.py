@@ -97,12 +97,21 @@ def insert_events(store: Store, rows: Sequence[Sequence[Any]]) -> None:
 
 
 def load_event_payloads(store: Store, tenant: str, run_id: str) -> list[dict[str, Any]]:
+    return event_payloads(store, tenant, [run_id]).get(run_id, [])
+
+
+def event_payloads(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The stored events of some runs, each run's in order; a run without any (its events' TTL has passed)
+    is left out."""
     result = store.client.query(
-        "SELECT payload FROM run_events WHERE tenant = {tenant:String} AND run_id = {run_id:String}"
-        " ORDER BY seq LIMIT 1 BY seq",
-        parameters={"tenant": tenant, "run_id": run_id},
+        "SELECT run_id, payload FROM run_events WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
+        " ORDER BY run_id, seq LIMIT 1 BY run_id, seq",
+        parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
-    return [orjson.loads(row[0]) for row in result.result_rows]
+    events: dict[str, list[dict[str, Any]]] = {}
+    for run_id, payload in result.result_rows:
+        events.setdefault(run_id, []).append(orjson.loads(payload))
+    return events
 
 
 def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: int) -> list[dict[str, Any]]:
@@ -122,6 +131,16 @@ def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: i
 def insert_failures(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     if rows:
         store.insert("run_failures", list(rows), column_names=FAILURE_COLUMNS)
+
+
+def replace_failures(store: Store, tenant: str, run_ids: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """The causes of some runs re-diagnosed (the rebuild): their rows are deleted, then `rows` inserted. Rows
+    are keyed by position, so a run with fewer causes than before would otherwise keep its last old ones."""
+    store.client.command(
+        "DELETE FROM run_failures WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}",
+        parameters={"tenant": tenant, "run_ids": list(run_ids)},
+    )
+    insert_failures(store, rows)
 
 
 def list_runs(

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
 from service.api.auth import tenant_acted_on
-from service.api.deps import Admin, Ingest, Now, Read, StoreDep
+from service.api.deps import Admin, Ingest, Now, Read, SettingsDep, StoreDep
 from service.api.errors import Problem
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import (
@@ -136,13 +136,18 @@ def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep
 def rebuild_reputation(
     principal: Admin,
     store: StoreDep,
+    settings: SettingsDep,
+    now: Now,
     tenant: Annotated[
         Identifier | None, Query(description="default: the key's own; another: the operator only")
     ] = None,
+    rediagnose: Annotated[
+        bool, Query(description="diagnose the runs again from their stored events under the profiles in force")
+    ] = False,
 ) -> Any:
     """Retracts the run events the current model (SPEC §7) no longer emits and emits those it does, for one
     tenant's finalized runs; a second call finds nothing to do. Run it after upgrading from a version whose
-    reputation model differed."""
-    return rebuild.rebuild(
-        store, tenant_acted_on(principal, tenant, "only the operator tenant rebuilds another tenant")
-    )
+    reputation model differed, and with `rediagnose=true` after changing the diagnosis profiles (SPEC §4.1)."""
+    acted_on = tenant_acted_on(principal, tenant, "only the operator tenant rebuilds another tenant")
+    how = rebuild.rediagnosis(store, acted_on, settings.quality_pass_threshold, now) if rediagnose else None
+    return rebuild.rebuild(store, acted_on, rediagnose=how)

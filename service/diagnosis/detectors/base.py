@@ -1,10 +1,12 @@
-"""What a detector is: one failure type, its dimension, and a function from run facts to findings."""
+"""What a detector is: one failure type, its dimension, and a function from run facts and the diagnosis
+profile (its thresholds, as data: service.diagnosis.profiles) to findings."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 
 CRITICAL = "critical"
 HIGH = "high"
@@ -27,7 +29,7 @@ class Detector:
     weight: float  # the dimension's weight in the trust score
     causal_chain: tuple[str, ...]
     remediation: str
-    detect: Callable[[RunFacts], list[Finding]]
+    detect: Callable[[RunFacts, Profile], list[Finding]]
 
 
 def at_least_one(matches: Sequence[int], severity: str, impact_score: int, description: str) -> list[Finding]:

@@ -7,6 +7,7 @@ saturation (see values.saturation_of) is at least SATURATED or its `action` is "
 
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 from service.diagnosis.values import lowered, saturation_of
 
 SATURATED = 85
@@ -16,7 +17,7 @@ BASE_IMPACT, IMPACT_PER_EVENT, MAX_IMPACT = 7, 5, 22
 DESCRIPTION = "The context window saturated or was compacted, risking the loss of key state."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     events = run.events
     saturations = {i: saturation_of(events[i]) for i in run.of_type("context_event")}
     matches = [

@@ -1,30 +1,30 @@
 """cost_explosion: the run spends many tokens, or repeats the same tool calls.
 
 Token totals and redundant calls are the cost side of agent quality: the same result at several times
-the price. Fires on the run's token total or its duplicate calls (calls minus distinct call labels).
+the price. Fires on the run's token total or its duplicate calls (calls minus distinct call labels). What
+counts as many depends on the agent: the thresholds are the diagnosis profile's (SPEC §4.1; `critiqor`'s
+are Critiqor's own: 12,000 tokens high, 30,000 critical, an impact point per 6,000 tokens, 3 duplicates).
 """
 
 from service.diagnosis.detectors.base import CRITICAL, HIGH, Detector, Finding
 from service.diagnosis.events import TOKEN_USAGE
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 
-TOKEN_THRESHOLD = 12_000
-CRITICAL_TOKENS = 30_000
-DUPLICATE_THRESHOLD = 3
 EVIDENCE_LIMIT = 12
-BASE_IMPACT, IMPACT_PER_DUPLICATE, TOKENS_PER_IMPACT_POINT, MAX_IMPACT = 10, 4, 6_000, 30
+BASE_IMPACT, IMPACT_PER_DUPLICATE, MAX_IMPACT = 10, 4, 30
 DESCRIPTION = "Token usage was high or tool calls were repeated redundantly."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     tokens, duplicates = run.token_total, run.duplicate_calls
-    if tokens < TOKEN_THRESHOLD and duplicates < DUPLICATE_THRESHOLD:
+    if tokens < profile.tokens_high and duplicates < profile.duplicates:
         return []
-    impact = min(MAX_IMPACT, BASE_IMPACT + IMPACT_PER_DUPLICATE * duplicates + tokens // TOKENS_PER_IMPACT_POINT)
+    impact = min(MAX_IMPACT, BASE_IMPACT + IMPACT_PER_DUPLICATE * duplicates + tokens // profile.tokens_per_point)
     return [
         Finding(
             evidence=_first_evidence(run),
-            severity=CRITICAL if tokens >= CRITICAL_TOKENS else HIGH,
+            severity=CRITICAL if tokens >= profile.tokens_critical else HIGH,
             impact_score=-impact,
             description=DESCRIPTION,
         )

@@ -10,6 +10,7 @@ from typing import Any
 
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 from service.diagnosis.values import is_false, lowered
 
 IGNORED_STATUS = "ignored"
@@ -18,7 +19,7 @@ BASE_IMPACT, IMPACT_PER_EVENT, MAX_IMPACT = 10, 7, 30
 DESCRIPTION = "Tool outputs were marked unused, unreferenced, or ignored by the agent."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     events = run.events
     matches = [i for i in run.of_type("tool_output") if _ignored(events[i])]
     n = len(matches)

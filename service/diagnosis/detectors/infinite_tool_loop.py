@@ -7,6 +7,7 @@ loop key: tool and canonical args, see facts.gather), in order of the group's fi
 
 from service.diagnosis.detectors.base import CRITICAL, HIGH, Detector, Finding
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 
 MIN_REPEATS = 3
 CRITICAL_REPEATS = 5
@@ -16,7 +17,7 @@ BASE_IMPACT, IMPACT_PER_CALL, IMPACT_PER_RETRY, MAX_IMPACT = 8, 4, 3, 30
 DESCRIPTION = "Tool call repeated {count} times with matching arguments."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     retries = run.of_type("retry_event")
     return [_finding(calls, retries) for calls in run.call_groups.values() if len(calls) >= MIN_REPEATS]
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 from service.diagnosis.values import lowered
 
 MARKERS = frozenset({"recall_failed", "ignored", "lost", "miss"})
@@ -18,7 +19,7 @@ BASE_IMPACT, IMPACT_PER_EVENT, MAX_IMPACT = 8, 5, 25
 DESCRIPTION = "Memory recalls failed, were ignored, or lost stored state."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     events = run.events
     matches = [i for i in run.of_type("memory_event") if _outcome(events[i]) in MARKERS]
     n = len(matches)

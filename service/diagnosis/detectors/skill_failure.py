@@ -9,6 +9,7 @@ from typing import Any
 
 from service.diagnosis.detectors.base import HIGH, MEDIUM, Detector, Finding, at_least_one
 from service.diagnosis.facts import RunFacts
+from service.diagnosis.profiles import Profile
 from service.diagnosis.values import is_false, lowered
 
 STATUSES = frozenset({"ignored", "mismatch", "failed"})
@@ -17,7 +18,7 @@ BASE_IMPACT, IMPACT_PER_EVENT, MAX_IMPACT = 8, 6, 24
 DESCRIPTION = "An available skill was not invoked, was mismatched, or failed."
 
 
-def detect(run: RunFacts) -> list[Finding]:
+def detect(run: RunFacts, profile: Profile) -> list[Finding]:
     events = run.events
     matches = [i for i in run.of_type("skill_event") if _failed(events[i])]
     n = len(matches)

@@ -1,5 +1,6 @@
-// Run detail: what went wrong (summary, causal chain, remediation, scores, failures), the causal
-// graph, and every event with the evidence of each failure highlighted and linked both ways. An open
+// Run detail: what went wrong (summary, the profile that judged it, causal chain, remediation, scores,
+// failures), the causal graph, and every event with the evidence of each failure highlighted and linked
+// both ways. An open
 // run says once that it has no diagnosis yet; an execution error leads with its stage, reason and
 // message and shows no quality verdict; only an OpenTelemetry session has a performance card.
 
@@ -30,6 +31,11 @@ const chainSteps = (chain) => chain.split(" -> ");
 // With no failure the primary diagnosis explains that nothing was detected.
 const nothingDetected = (run) => run.diagnosis.primary_diagnosis.causal_chain_explanation;
 
+/** The diagnosis profile that judged the run and its thresholds (SPEC §4.1), in one line. */
+const profileLine = ({ name, tokens_high, tokens_critical, tokens_per_point, duplicates }) =>
+  `${name}: cost explosion from ${format.integer(tokens_high)} tokens (critical from ${format.integer(tokens_critical)}, ` +
+  `one impact point per ${format.integer(tokens_per_point)}) or ${duplicates} duplicate calls`;
+
 function renderSummary(region, run) {
   const primary = primaryCause(run);
   region.append(
@@ -43,6 +49,7 @@ function renderSummary(region, run) {
     facts([
       ["Primary failure", primary ? [failureChip(primary.type), " ", severityBadge(primary.severity), ` impact ${primary.impact_score}`] : "none", "primary-failure"],
       ["Summary", run.diagnosis.executive_summary.summary, "summary"],
+      ["Judged under", profileLine(run.profile), "profile"],
     ]),
   );
 }

@@ -1,0 +1,116 @@
+"""A tenant's diagnosis profiles (SPEC §4.1): defined by its admins (PUT /v1/profiles/{name}), listed with
+the rules in the order they are tried (GET /v1/profiles), and resolved for each run its finalize diagnoses
+(service.profiles says in which order).
+
+Every finalize needs the tenant's profiles, and reading them is a query of its own on the finalize's path,
+so a finalize takes them from a cache that is at most FRESH_SECONDS old. A change made through this process
+is in force for its next finalize; one made through another process sharing the store (`repute serve
+--workers N` on a ClickHouse server) within FRESH_SECONDS. A run that names a profile this process has not
+seen yet makes it read the profiles again before the name is refused.
+"""
+
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from service.diagnosis import BUILT_IN, Profile
+from service.diagnosis.profiles import THRESHOLDS
+from service.errors import FieldError
+from service.profiles import DEFAULT_OF_INPUT, Placed, TenantProfiles, unknown_profile
+from service.store import profiles as profile_store
+from service.store.client import Store
+
+FRESH_SECONDS = 5.0
+_cached: dict[tuple[str, str, str], tuple[float, TenantProfiles]] = {}
+_cache_lock = threading.Lock()
+
+
+def _key(store: Store, tenant: str) -> tuple[str, str, str]:
+    return store.dsn, store.database, tenant
+
+
+def current(store: Store, tenant: str) -> TenantProfiles:
+    """The tenant's profiles as stored now (a rebuild re-diagnoses under these)."""
+    profiles = TenantProfiles(profile_store.tenant_profiles(store, tenant))
+    with _cache_lock:
+        _cached[_key(store, tenant)] = (time.monotonic(), profiles)
+    return profiles
+
+
+def in_force(store: Store, tenant: str) -> TenantProfiles:
+    """The tenant's profiles for a finalize: at most FRESH_SECONDS old."""
+    with _cache_lock:
+        found = _cached.get(_key(store, tenant))
+    if found is not None and time.monotonic() - found[0] < FRESH_SECONDS:
+        return found[1]
+    return current(store, tenant)
+
+
+def require_known(store: Store, tenant: str, names: Sequence[tuple[str, str]]) -> None:
+    """Refuses a run naming a profile the tenant does not have: `names` are (name, field) pairs."""
+    profiles = in_force(store, tenant)
+    if all(profiles.named(name) for name, _ in names):
+        return
+    profiles = current(store, tenant)  # defined meanwhile through another process?
+    for name, field in names:
+        if profiles.named(name) is None:
+            raise unknown_profile(name, field)
+
+
+def listing(store: Store, tenant: str) -> dict[str, Any]:
+    """Every profile the tenant may use, built-in first, and the rules in the order they are tried."""
+    profiles = current(store, tenant)
+    placed = sorted(profiles.by_name.values(), key=lambda one: (not one.built_in, one.profile.name))
+    return {
+        "profiles": [profile_view(one) for one in placed],
+        "rules": [{"kind": rule.kind, "match": rule.match, "profile": rule.profile} for rule in profiles.rules],
+    }
+
+
+def profile_view(placed: Placed) -> dict[str, Any]:
+    name = placed.profile.name
+    return {
+        **placed.profile.to_dict(),
+        "identities": list(placed.identities),
+        "inputs": list(placed.inputs),
+        "built_in": placed.built_in,
+        "default_for": [kind for kind, profile in DEFAULT_OF_INPUT.items() if profile.name == name],
+    }
+
+
+def define(
+    store: Store,
+    tenant: str,
+    name: str,
+    thresholds: dict[str, int | None],
+    identities: Sequence[str],
+    inputs: Sequence[str],
+    now: datetime,
+) -> dict[str, Any]:
+    """Defines (or redefines) a tenant profile and where it applies; for a built-in name, its rules only."""
+    placed = Placed(profile_of(name, thresholds), tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
+    profile_store.set_profile(store, tenant, placed, now)
+    current(store, tenant)
+    return profile_view(placed)
+
+
+def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
+    """The profile a definition gives: a built-in's own (its thresholds cannot change), else all four."""
+    built_in = BUILT_IN.get(name)
+    if built_in is not None:
+        for field in THRESHOLDS:
+            given, fixed = thresholds.get(field), getattr(built_in, field)
+            if given is not None and given != fixed:
+                raise FieldError(
+                    field, f"{name} is built in: its {field} is {fixed}; define a profile of another name instead"
+                )
+        return built_in
+    missing = [field for field in THRESHOLDS if thresholds.get(field) is None]
+    if missing:
+        raise FieldError(missing[0], f"{missing[0]} is required (only a built-in profile's may be left out)")
+    values: dict[str, Any] = {field: thresholds[field] for field in THRESHOLDS}
+    if values["tokens_critical"] < values["tokens_high"]:
+        raise FieldError("tokens_critical", "tokens_critical must be at least tokens_high")
+    return Profile(name, **values)
