@@ -315,6 +315,7 @@ def ingest(
 
 
 RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
+TREE_BRANCH = "└ "  # a child run's id, under its parent's (repute runs --tree)
 
 
 def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -343,10 +344,12 @@ def list_runs(
     ] = None,
     status: Annotated[RunStatus | None, typer.Option(metavar=choices(RunStatus))] = None,
     limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="newest runs to list")] = 50,
+    tree: Annotated[bool, typer.Option("--tree", help="each run with its agents' child runs under it")] = False,
     as_json: JsonFlag = False,
     wide: WideFlag = False,
 ) -> None:
-    """List runs, newest first. An execution error has no trust: it shows its stage and reason instead."""
+    """List runs, newest first. An execution error has no trust: it shows its stage and reason instead.
+    With --tree, the runs of a multi-agent run's other agents (SPEC §3.5) are listed under it."""
     filters = {
         "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
         "primary_failure": primary_failure, "status": status,
@@ -354,10 +357,24 @@ def list_runs(
     with api() as client:
         params = {name: str(value) for name, value in filters.items() if value}
         rows = client.json("GET", "/v1/runs", params={**params, "limit": limit})["runs"]
+        if tree:
+            rows = [_with_children(client, row) for row in rows if not row["parent_run_id"]]
     if as_json:
         print_json(rows)
         return
-    print_table(out, RUN_COLUMNS, [_run_cells(row) for row in rows], wide, ids=("run_id", "identity"))
+    cells = [cells for row in rows for cells in _tree_cells(row)]
+    print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
+
+
+def _with_children(client: "ApiClient", row: dict[str, Any]) -> dict[str, Any]:
+    children = client.json("GET", "/v1/runs", params={"parent": row["run_id"], "limit": 1000})["runs"]
+    return {**row, "child_runs": children}
+
+
+def _tree_cells(row: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The row's cells, then its child runs' (with --tree), each run id under its parent's."""
+    children = [_run_cells(child) for child in row.get("child_runs", [])]
+    return [_run_cells(row), *((TREE_BRANCH + cells[0], *cells[1:]) for cells in children)]
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Diagnosis, Event, diagnose, normalize_events
-from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
+from service.errors import ClientError, Conflict, FieldError, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
@@ -55,7 +55,8 @@ from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
-from service.traces import decode_span, map_run
+from service.traces import decode_span
+from service.traces.agents import map_runs
 from service.vocab import INPUT_OF_KIND, ExecutionStatus, RunKind, RunStatus
 
 log = logging.getLogger("repute.runs")
@@ -89,6 +90,7 @@ def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRec
         trial=spec.trial,
         metadata=canonical_text(spec.metadata),
         profile=spec.profile,
+        parent_run_id=spec.parent_run_id,
         created_at=now,
         run_at=now,
         version=next_version(now),
@@ -107,6 +109,8 @@ def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> RunReco
     run_id = spec.run_id or new_run_id()
     if spec.profile:
         profile_service.require_known(store, tenant, [(spec.profile, "profile")])
+    if spec.parent_run_id:
+        require_parents(store, tenant, [(spec.parent_run_id, "parent_run_id")], {run_id})
     with run_lock(tenant, run_id):
         existing = run_store.get_run(store, tenant, run_id)
         if existing is not None:
@@ -280,7 +284,8 @@ def finalize_run(
     store: Store, tenant: str, run_id: str, execution: dict[str, Any] | None, now: datetime, pass_threshold: float
 ) -> RunRecord:
     """Finalizes a run (idempotent: a finalized run is returned as stored). A trace-born run has no row
-    before its finalize: its spans make it."""
+    before its finalize: its spans make it, and its child runs (SPEC §3.5), whose rows are written in the
+    same insert as its own, so no reader sees it finalized with a child still to come."""
     now = to_millis(now)
     check_run_outcome(execution, [])
     with run_lock(tenant, run_id):
@@ -289,13 +294,13 @@ def finalize_run(
             return run
         event_rows: list[list[Any]] = []
         if run is None or run.kind == RunKind.TRACE:
-            request, event_rows = trace_request(store, tenant, run_id, run, execution, now)
+            requests, event_rows = trace_requests(store, tenant, run_id, run, execution, now)
         elif run.kind == RunKind.SESSION:
             events, performance = session_material(store, run, now)
-            request = FinalizeRequest(run, events, execution, performance)
+            requests = [FinalizeRequest(run, events, execution, performance)]
         else:
-            request = FinalizeRequest(run, run_store.load_event_payloads(store, tenant, run_id), execution)
-        return finalize_batch(store, tenant, [request], now, pass_threshold, event_rows)[0]
+            requests = [FinalizeRequest(run, run_store.load_event_payloads(store, tenant, run_id), execution)]
+        return finalize_batch(store, tenant, requests, now, pass_threshold, event_rows)[0]
 
 
 @dataclass
@@ -357,36 +362,43 @@ def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[
     return events, accumulator.score(masque=run.identity).to_dict()
 
 
-def trace_request(
+def trace_requests(
     store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
-) -> tuple[FinalizeRequest, list[list[Any]]]:
-    """A trace-born run from all of its stored spans (SPEC §3.4): its names, its events (stored with their
-    span ids, so /events shows them) and the times its spans cover, and the execution error they show
-    when the caller sends none. Raises NotFound when no stored trace belongs to `run_id`."""
+) -> tuple[list[FinalizeRequest], list[list[Any]]]:
+    """A trace-born run from all of its stored spans (SPEC §3.4), and a child run for each other agent in
+    it (SPEC §3.5), the run first: their names, their events (stored with their span ids, so /events shows
+    them) and the times their spans cover, and the execution error they show (the caller's `execution`
+    is the run's). Raises NotFound when no stored trace belongs to `run_id`."""
     traces = trace_store.traces_of_runs(store, tenant, [run_id])
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
-    mapped = map_run(run_id, [decode_span(payload) for payload in payloads])
-    spec = trace_spec(mapped)
-    base = run or new_record(tenant, spec, run_id, now)
-    named = replace(
-        base,
-        identity=spec.identity if mapped.identity else base.identity,
-        suite=spec.suite or base.suite,
-        task_id=spec.task_id or base.task_id,
-        trial=base.trial if spec.trial is None else spec.trial,
-    )
-    normalized = normalize_events(mapped.events)
-    request = FinalizeRequest(
-        named,
-        mapped.events,
-        execution or mapped.execution,
-        normalized=normalized,
-        started_at=_from_nanos(mapped.started_unix_nano),
-        ended_at=_from_nanos(mapped.ended_unix_nano),
-    )
-    return request, run_store.event_rows(tenant, run_id, normalized, 0, now)
+    parent, *children = map_runs(run_id, [decode_span(payload) for payload in payloads])
+    taken = run_store.run_states(store, tenant, [child.run_id for child in children]) if children else {}
+    requests, rows = [], []
+    for mapped in [parent, *(child for child in children if child.run_id not in taken)]:
+        spec = trace_spec(mapped)
+        base = run if mapped is parent and run is not None else new_record(tenant, spec, mapped.run_id, now)
+        named = replace(
+            base,
+            identity=spec.identity if mapped.identity else base.identity,
+            suite=spec.suite or base.suite,
+            task_id=spec.task_id or base.task_id,
+            trial=base.trial if spec.trial is None else spec.trial,
+        )
+        normalized = normalize_events(mapped.events)
+        requests.append(
+            FinalizeRequest(
+                named,
+                mapped.events,
+                (execution if mapped is parent else None) or mapped.execution,
+                normalized=normalized,
+                started_at=_from_nanos(mapped.started_unix_nano),
+                ended_at=_from_nanos(mapped.ended_unix_nano),
+            )
+        )
+        rows += run_store.event_rows(tenant, mapped.run_id, normalized, 0, now)
+    return requests, rows
 
 
 def _from_nanos(unix_nano: int | None) -> datetime | None:
@@ -412,6 +424,12 @@ def ingest_sessions(
     named = [(s.spec.profile, f"{_prefix(i, sessions)}profile") for i, s in enumerate(sessions) if s.spec.profile]
     if named:
         profile_service.require_known(store, tenant, named)
+    parents = [
+        (s.spec.parent_run_id, f"{_prefix(i, sessions)}parent_run_id")
+        for i, s in enumerate(sessions)
+        if s.spec.parent_run_id
+    ]
+    require_parents(store, tenant, parents, set(run_ids))
     with holding(tenant, run_ids):
         states = run_store.run_states(store, tenant, run_ids)
         for run_id, status in states.items():
@@ -437,6 +455,16 @@ def ingest_sessions(
         ]
 
 
+def require_parents(store: Store, tenant: str, named: Sequence[tuple[str, str]], sent: set[str]) -> None:
+    """Each (parent run id, field) names a run of this tenant: stored, or sent in the same request (SPEC
+    §3.5); else a 422 naming the field. Another tenant's run is as unknown as a run that does not exist."""
+    wanted = [(parent, field) for parent, field in named if parent not in sent]
+    stored = run_store.run_states(store, tenant, [parent for parent, _ in wanted]) if wanted else {}
+    for parent, field in wanted:
+        if parent not in stored:
+            raise FieldError(field, f"parent_run_id {parent!r} names no run of this tenant")
+
+
 def _prefix(index: int, sessions: Sequence[SessionInput]) -> str:
     """Where a run's fields are named in a batch's errors: `sessions[2].` when there are several."""
     return f"sessions[{index}]." if len(sessions) > 1 else ""
@@ -452,6 +480,7 @@ def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None
         "trial": spec.trial,
         "metadata": canonical_text(spec.metadata),
         "profile": spec.profile,
+        "parent_run_id": spec.parent_run_id,
     }
     differ = [name for name, value in sent.items() if getattr(stored, name) != value]
     if stored.content_hash and stored.content_hash != content_hash(session.events):
@@ -493,6 +522,14 @@ def _ingest_alone(
 
 def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
+
+
+MAX_CHILD_RUNS = 1000  # a run's agents are a handful; a detail lists this many at most
+
+
+def child_runs(store: Store, tenant: str, run_id: str) -> list[RunRecord]:
+    """The runs that name `run_id` as their parent (SPEC §3.5), newest first."""
+    return run_store.list_runs(store, tenant, parent=run_id, limit=MAX_CHILD_RUNS)
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ def finalize_run(
 ) -> Any:
     execution = body.execution.model_dump(exclude_none=True) if body and body.execution else None
     record = runs.finalize_run(store, principal.tenant, run_id, execution, now, settings.quality_pass_threshold)
-    metrics.runs_finalized.inc()
-    return run_detail(record)
+    children = runs.child_runs(store, principal.tenant, run_id)
+    metrics.runs_finalized.inc(1 + len(children))
+    return run_detail(record, children)
 
 
 @router.get("/runs", response_model=RunList, summary="List runs, newest first")
@@ -84,6 +85,7 @@ def list_runs(
     store: StoreDep,
     identity: Annotated[str, Query(max_length=256)] = "",
     suite: Annotated[str, Query(max_length=256)] = "",
+    parent: Annotated[str, Query(max_length=256, description="the child runs of this run (SPEC §3.5)")] = "",
     readiness: Readiness | None = None,
     execution_status: ExecutionStatus | None = None,
     primary_failure: FailureType | None = None,
@@ -98,6 +100,7 @@ def list_runs(
         principal.tenant,
         identity=identity,
         suite=suite,
+        parent=parent,
         readiness=_any(readiness),
         execution_status=_any(execution_status),
         primary_failure=_any(primary_failure),
@@ -148,6 +151,7 @@ def run_events(
     return {"run_id": run_id, "events": page.events, "total": page.total, "next_cursor": next_cursor}
 
 
-@router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis")
+@router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis and child runs")
 def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
-    return run_detail(runs.stored_run(store, principal.tenant, run_id))
+    record = runs.stored_run(store, principal.tenant, run_id)
+    return run_detail(record, runs.child_runs(store, principal.tenant, run_id))

@@ -121,9 +121,13 @@ function renderMoves(region, explanation) {
   );
 }
 
-/** A run's reference links to its page; any other (a transaction, an attestation) is its id. */
-function referenceName({ reference_type: type, reference_id: id }) {
-  if (format.RUN_KINDS.includes(type)) return el("a", { href: runHref(id), class: "reference-link" }, id);
+/** A run's reference links to its page (and a child run's to the multi-agent run it is part of); any other
+ * (a transaction, an attestation) is its id. */
+function referenceName({ reference_type: type, reference_id: id, parent_run_id: parent }) {
+  if (format.RUN_KINDS.includes(type)) {
+    const link = el("a", { href: runHref(id), class: "reference-link" }, id);
+    return parent ? [link, el("span", { class: "parent-run" }, " part of ", el("a", { href: runHref(parent), class: "parent-link" }, parent))] : link;
+  }
   return id ? el("code", {}, id) : el("span", { class: "empty" }, "no reference");
 }
 
