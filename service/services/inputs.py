@@ -19,7 +19,7 @@ from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError, TooLarge, field_path
 from service.ids import Identifier, ProfileName, RunIdentifier, check_id
 from service.outcome import REASON_PATTERN, OutcomeInputError, check_outcome_inputs
-from service.priority import in_turn
+from service.priority import stepping_aside
 from service.settings import Settings
 from service.store.records import RunRecord
 from service.traces import TraceRun
@@ -237,7 +237,7 @@ def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[Session
         index, run = indexed
         return session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
 
-    return in_turn(checked, enumerate(runs))
+    return stepping_aside(checked, enumerate(runs))
 
 
 UNKNOWN_IDENTITY = "unknown"

@@ -193,8 +193,8 @@ class Store:
         settings: dict[str, Any] | None = None,
     ) -> None:
         """One INSERT of `rows`; on the embedded engine at write priority (see _EMBEDDED_WRITE_SETTINGS).
-        The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, 1-2 ms on
-        the embedded engine, was a query of its own before every insert)."""
+        The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, which was a
+        query of its own before every insert)."""
         priority = _EMBEDDED_WRITE_SETTINGS if self.settings.embedded else {}
         key = (table, tuple(column_names))
         context = self.client.create_insert_context(
