@@ -1,21 +1,18 @@
 """OTLP/HTTP logs receiver (SPEC §3.2): JSON or protobuf, optionally gzip; answers per the OTLP spec."""
 
-from datetime import datetime
 from functools import partial
 
 from fastapi import APIRouter, Request, Response
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 from service.api import otlp_http
-from service.api.deps import Ingest, WritingDep
+from service.api.deps import Ingest, Writing, WritingDep
 from service.api.routing import KeyFirstRoute
 from service.judge import decode_json_body, decode_protobuf_body
 from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
 from service.otlp.gzip import gunzip_body
 from service.services.inputs import Received
 from service.services.log_sessions import receive
-from service.settings import Settings
-from service.store.client import Store
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
@@ -29,7 +26,7 @@ router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 )  # fmt: skip
 async def post_logs(request: Request, principal: Ingest, writing: WritingDep) -> Response:
     body = await otlp_http.read_body(request)
-    job = partial(_receive, writing.store, principal.tenant, body, writing.settings, writing.now)
+    job = partial(_receive, writing, principal.tenant, body)
     try:
         received = await writing.writes.run(principal.tenant, job)
     except InflatedTooLarge as exc:
@@ -41,10 +38,11 @@ async def post_logs(request: Request, principal: Ingest, writing: WritingDep) ->
     return otlp_http.partial_success(answer, "rejected_log_records", received, body.protobuf)
 
 
-def _receive(store: Store, tenant: str, body: otlp_http.OtlpBody, settings: Settings, now: datetime) -> Received:
+def _receive(writing: Writing, tenant: str, body: otlp_http.OtlpBody) -> Received:
     """The write-pool job of a request: decoded (inflated first when gzip), within the request cap, stored."""
+    settings = writing.settings
     data = gunzip_body(body.data, settings.max_body_bytes) if body.gzipped else body.data
     batch = decode_protobuf_body(data) if body.protobuf else decode_json_body(data)
     records = len(batch.records) + batch.rejected
     otlp_http.check_request_items(records, settings.max_events_per_request, "log records", body.protobuf)
-    return receive(store, tenant, batch, now, settings)
+    return receive(writing.store, tenant, batch, writing.now, settings)

@@ -1,17 +1,15 @@
 """OTLP/HTTP traces receiver (SPEC §3.4): spans with the GenAI semantic conventions become runs."""
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import partial
 
 from fastapi import APIRouter, Request, Response
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from service.api import otlp_http
-from service.api.deps import Ingest, WritingDep
+from service.api.deps import Ingest, Writing, WritingDep
 from service.api.routing import KeyFirstRoute
 from service.services.traces import TracesReceived, receive
-from service.settings import Settings
-from service.store.client import Store
 from service.traces import InflatedTooLarge, TraceDecodeError, decode_traces_body
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
@@ -26,7 +24,7 @@ router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 )  # fmt: skip
 async def post_traces(request: Request, principal: Ingest, writing: WritingDep) -> Response:
     body = await otlp_http.read_body(request)
-    job = partial(_receive, writing.store, principal.tenant, body, writing.settings, writing.now)
+    job = partial(_receive, writing, principal.tenant, body)
     try:
         received = await writing.writes.run(principal.tenant, job)
     except InflatedTooLarge as exc:
@@ -41,10 +39,11 @@ async def post_traces(request: Request, principal: Ingest, writing: WritingDep) 
     return otlp_http.partial_success(answer, "rejected_spans", received, body.protobuf)
 
 
-def _receive(store: Store, tenant: str, body: otlp_http.OtlpBody, settings: Settings, now: datetime) -> TracesReceived:
+def _receive(writing: Writing, tenant: str, body: otlp_http.OtlpBody) -> TracesReceived:
     """The write-pool job of a request: decoded (inflated first when gzip), within the request cap, stored."""
+    settings = writing.settings
     max_bytes = settings.max_body_bytes
     decoded = decode_traces_body(body.data, protobuf=body.protobuf, gzipped=body.gzipped, max_bytes=max_bytes)
     spans = len(decoded.spans) + decoded.rejected_count
     otlp_http.check_request_items(spans, settings.max_events_per_request, "spans", body.protobuf)
-    return receive(store, tenant, decoded, now, settings)
+    return receive(writing.store, tenant, decoded, writing.now, settings)
