@@ -98,3 +98,26 @@ def test_a_failing_job_fails_alone_and_the_workers_go_on(writes: Writes) -> None
     with pytest.raises(RuntimeError, match="store down"):
         failed.result(10)
     assert writes.submit("a", lambda: "next").result(10) == "next"
+
+
+def test_while_another_tenant_has_work_a_tenant_runs_one_job_at_a_time() -> None:
+    pool = Writes(workers=3, per_tenant=2)
+    gates = {name: threading.Event() for name in ("b1", "a1", "a2")}
+
+    def job(name: str) -> str:
+        gates[name].wait(10)
+        return name
+
+    try:
+        b1 = pool.submit("b", lambda: job("b1"))
+        assert wait_until(b1.running, interval=0.01)
+        a1, a2 = pool.submit("a", lambda: job("a1")), pool.submit("a", lambda: job("a2"))
+        assert wait_until(a1.running, interval=0.01)
+        assert not a2.running()  # a worker is free, but b has work: a runs one job
+        gates["b1"].set()
+        assert b1.result(10) == "b1"
+        assert wait_until(a2.running, interval=0.01)  # a alone now: its second job starts beside the first
+        gates["a1"].set(), gates["a2"].set()
+        assert (a1.result(10), a2.result(10)) == ("a1", "a2")
+    finally:
+        pool.stop()

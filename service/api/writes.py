@@ -2,9 +2,10 @@
 batches, events, finalize, logs, traces, signals, rebuild) or from a background job (the sweeper, the
 settle timer), runs here, in a bounded pool of worker threads of its own.
 
-- Per tenant, one queue; the workers serve the tenants round robin, and a tenant runs at most
-  `per_tenant` jobs at once. So one tenant's flood (retried or conflicting batches, large bodies) waits in
-  its own queue, and another tenant's write waits at most for the jobs already running.
+- Per tenant, one queue; the workers serve the tenants round robin. A tenant runs up to `per_tenant`
+  jobs at once while it is the only one with work, one while another tenant has some. So one tenant's
+  flood (retried or conflicting batches, large bodies) waits in its own queue, and another tenant's write
+  waits at most for the jobs already running, then shares the cores and the interpreter half and half.
 - A job does all of a write's work: it parses the request's body, checks it, and writes, so no waiting
   write holds a thread that the reads need (the reads keep the event loop and the default threadpool).
 - Jobs of one kind queued by one tenant may run as one group (`run_group`): single runs posted one by one
@@ -55,7 +56,7 @@ class Writes:
         self._workers = workers
         self._per_tenant = per_tenant
         self._tenants: dict[str, _Tenant] = {}
-        self._turns: deque[str] = deque()  # tenants with a job they may start now, in turn order
+        self._turns: deque[str] = deque()  # tenants with queued jobs, in turn order
         self._changed = threading.Condition()
         self._threads: list[threading.Thread] = []
         self._stopping = False
@@ -80,8 +81,8 @@ class Writes:
                 self._start()
             state = self._tenants.setdefault(job.tenant, _Tenant())
             state.queue.append(job)
-            if state.running < self._per_tenant and job.tenant not in self._turns:
-                self._turns.append(job.tenant)
+            if job.tenant not in self._turns and state.running < self._share(job.tenant):
+                self._turns.append(job.tenant)  # else its turn comes when one of its jobs ends
             self._changed.notify()
         return job.future
 
@@ -107,40 +108,52 @@ class Writes:
     def _work(self) -> None:
         while True:
             with self._changed:
-                while not self._turns and not self._stopping:
+                while not self._stopping and (taken := self._take()) is None:
                     self._changed.wait()
-                if self._stopping:
+                if self._stopping or taken is None:
                     return
-                tenant, jobs = self._take()
+            tenant, jobs = taken
             try:
                 _answer(jobs)
             finally:
                 with self._changed:
                     self._finished(tenant)
 
-    def _take(self) -> tuple[str, list[_Job]]:
-        """The next tenant's next job (with the items of its kind queued behind it); the tenant goes to the
-        back of the turns when it may start another."""
-        tenant = self._turns.popleft()
-        state = self._tenants[tenant]
-        first = state.queue.popleft()
-        jobs = [first]
-        if first.kind is not None:
-            while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is first.kind:
-                jobs.append(state.queue.popleft())
-        state.running += 1
-        if state.queue and state.running < self._per_tenant:
-            self._turns.append(tenant)
-        return tenant, jobs
+    def _take(self) -> tuple[str, list[_Job]] | None:
+        """The next job of the first tenant in turn that may start one (with the items of its kind queued
+        behind it). None when no tenant may start a job now."""
+        for _ in range(len(self._turns)):
+            tenant = self._turns.popleft()
+            state = self._tenants[tenant]
+            if state.running >= self._share(tenant):
+                self._turns.append(tenant)
+                continue
+            jobs = [state.queue.popleft()]
+            if jobs[0].kind is not None:
+                while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is jobs[0].kind:
+                    jobs.append(state.queue.popleft())
+            state.running += 1
+            if state.queue and state.running < self._share(tenant):
+                self._turns.append(tenant)  # it may start another beside this one
+            return tenant, jobs
+        return None
+
+    def _share(self, tenant: str) -> int:
+        """How many jobs the tenant may run at once: `per_tenant` while it is the only tenant with work,
+        one while another has some (so the cores and the interpreter are split between them)."""
+        alone = all(other == tenant for other in self._tenants)
+        return self._per_tenant if alone else 1
 
     def _finished(self, tenant: str) -> None:
+        """The tenant's next job waits its turn behind the tenants that came meanwhile."""
         state = self._tenants[tenant]
         state.running -= 1
-        if state.queue and tenant not in self._turns:
-            self._turns.append(tenant)
-            self._changed.notify()
-        elif not state.queue and not state.running:
+        if not state.queue and not state.running:
             del self._tenants[tenant]
+        for waiting, other in self._tenants.items():  # this one's, and any whose share grew as it left
+            if other.queue and waiting not in self._turns and other.running < self._share(waiting):
+                self._turns.append(waiting)
+        self._changed.notify_all()
 
 
 def _answer(jobs: list[_Job]) -> None:
