@@ -13,11 +13,13 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from service.api import otlp_http
 from service.diagnosis import InputError
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable, field_path
 
 PROBLEM_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 5
+STORE_DOWN = "the store is unavailable; retry later"
 log = logging.getLogger("repute.api")
 
 
@@ -115,12 +117,13 @@ def install(app: FastAPI) -> None:
 
 
 def _store_down(request: Request, exc: Exception) -> Response:
+    """503 with Retry-After: as a google.rpc.Status on the OTLP receivers (what exporters read), else a problem."""
     log.warning("store unavailable: %s", exc)
     request.app.state.metrics.store_errors.inc()
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-    return problem_response(
-        request, 503, "Service Unavailable", "the store is unavailable; retry later", headers=headers
-    )
+    if request.url.path in otlp_http.OTLP_PATHS:
+        return otlp_http.unavailable(STORE_DOWN, otlp_http.sends_protobuf(request), headers)
+    return problem_response(request, 503, "Service Unavailable", STORE_DOWN, headers=headers)
 
 
 _TITLES = {
