@@ -15,7 +15,7 @@ import pytest
 from service.diagnosis import diagnose
 from service.reputation.emit import run_trust_delta
 from service.testing.factory import make_session
-from service.testing.live import free_port, start_server_process
+from service.testing.live import free_port, keep_reading, start_server_process
 
 AS_OF = "2026-11-01"
 
@@ -99,6 +99,7 @@ def test_eight_concurrent_clients_store_every_run_once(make_client, tenant: str)
 def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
     data_dir, port = tmp_path / "killed", free_port()
     server = start_server_process(data_dir, port)
+    keep_reading(server)
     key = (data_dir / "admin.key").read_text().strip()
     assert os.stat(data_dir / "admin.key").st_mode & 0o777 == 0o600
     sessions = _sessions(300, seed=21)
@@ -126,6 +127,7 @@ def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
     assert 40 <= len(acknowledged) < len(sessions)
 
     server = start_server_process(data_dir, port)
+    keep_reading(server)
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
             diagnoses = {s["run_id"]: diagnose(s["events"]) for s in sessions}

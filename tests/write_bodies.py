@@ -3,6 +3,7 @@ whole runs, streamed runs, signals, OTLP log sessions and traces, each built fro
 
 import random
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -10,9 +11,10 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
 from service.testing.factory import make_session
-from tests.traces_support import T0, proto_span, request_of
+from tests.traces_support import proto_span, request_of
 
 SECOND = 1_000_000_000
+T0 = int(datetime(2026, 10, 31, tzinfo=UTC).timestamp()) * SECOND  # OTLP times, in unix nanoseconds
 PROTOBUF = {"content-type": "application/x-protobuf"}
 JSON = {"content-type": "application/json"}
 
@@ -30,8 +32,9 @@ def signal(name: str, identity: str, score_delta: float = 1.0) -> dict[str, Any]
     }  # fmt: skip
 
 
-def log_records(session_id: str, identity: str, records: int = 3) -> bytes:
-    """An OTLP/JSON logs request: `records` Claude Code events of one session, a second apart."""
+def log_records(session_id: str, identity: str, records: int = 3, first: int = 0) -> bytes:
+    """An OTLP/JSON logs request: `records` Claude Code events of one session, a second apart from second
+    `first` on (requests with other `first`s hold other records: a repeated record is the same record)."""
     attributes = [
         {"key": "session.id", "value": {"stringValue": session_id}},
         {"key": "masque", "value": {"stringValue": identity}},
@@ -39,7 +42,7 @@ def log_records(session_id: str, identity: str, records: int = 3) -> bytes:
     names = ("claude_code.user_prompt", "claude_code.tool_result", "claude_code.api_request")
     rows = [
         {"timeUnixNano": str(T0 + i * SECOND), "eventName": names[i % 3], "attributes": attributes}
-        for i in range(records)
+        for i in range(first, first + records)
     ]
     return orjson.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": rows}]}]})
 
@@ -54,7 +57,7 @@ def trace(trace_id: str, agent: str, spans: int = 3) -> bytes:
     trace_bytes = bytes.fromhex(trace_id)
     root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": agent}
     tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
-    members = [proto_span(1, trace_id=trace_bytes, attributes=root, end=T0 + spans * SECOND)]
+    members = [proto_span(1, trace_id=trace_bytes, attributes=root, start=T0, end=T0 + spans * SECOND)]
     members += [
         proto_span(n, trace_id=trace_bytes, parent=1, start=T0 + n * SECOND, attributes=tool)
         for n in range(2, spans + 1)

@@ -64,6 +64,15 @@ def start_app_process(data_dir: Path, port: int, **settings: str) -> subprocess.
     return _start_process(command, data_dir, port, "/healthz", settings)
 
 
+def keep_reading(process: subprocess.Popen) -> list[bytes]:
+    """Reads a server process's output as it comes, into the list returned: a pipe nobody reads fills up
+    (64 KiB, a few hundred access-log lines) and then blocks the server at its next line."""
+    lines: list[bytes] = []
+    assert process.stdout is not None
+    threading.Thread(target=lambda: lines.extend(process.stdout or ()), daemon=True).start()
+    return lines
+
+
 def _start_process(
     command: list[str], data_dir: Path, port: int, ready_path: str, settings: dict[str, str]
 ) -> subprocess.Popen:
