@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 ENGINE := $(wildcard service/diagnosis/*.py service/diagnosis/detectors/*.py)
 COMPILED := $(VENV)/.engine-compiled
 
-.PHONY: install browser lint test fuzz run bench migrate clean clean-engine
+.PHONY: install browser lint test fuzz mutants run bench migrate clean clean-engine
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ FUZZ_EXAMPLES ?= 1000
 fuzz: install
 	REPUTE_HYPOTHESIS_PROFILE=fuzz REPUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
 		tests/test_api_fuzz.py tests/test_api_garbage.py
+
+# Mutation testing (docs/testing.md): each target module broken one small change at a time, in a copy of the
+# tree, against the tests that exercise it; prints the changes no test caught. MUTANTS="--only runs" for one.
+MUTANTS ?=
+mutants: install
+	$(PY) scripts/mutants.py $(MUTANTS)
 
 # Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
 run: install
