@@ -126,10 +126,11 @@ def _store_down(request: Request, exc: Exception) -> Response:
     return problem_response(request, 503, "Service Unavailable", STORE_DOWN, headers=headers)
 
 
+# The statuses that reach `_title`: client errors, Starlette's own 404 and 405, problems sent by middleware
+# (the others name their title where they are raised).
 _TITLES = {
-    400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-    409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
-    429: "Too Many Requests", 503: "Service Unavailable",
+    400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+    422: "Unprocessable Content",
 }  # fmt: skip
 
 
