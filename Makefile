@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install browser lint test fuzz run bench migrate clean
+.PHONY: install browser lint test fuzz mutants run bench migrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,8 @@ browser:
 
 # The quality gate: formatting, lint and types. `make test` runs it first, so CI enforces it.
 lint: install
-	$(VENV)/bin/ruff format --check service tests bench
-	$(VENV)/bin/ruff check service tests bench
+	$(VENV)/bin/ruff format --check service tests bench scripts
+	$(VENV)/bin/ruff check service tests bench scripts
 	$(VENV)/bin/mypy
 
 # The `ci` hypothesis profile (tests/conftest.py): the same examples on every run, so CI never turns red by luck.
@@ -37,6 +37,12 @@ FUZZ_EXAMPLES ?= 1000
 fuzz: install
 	REPUTE_HYPOTHESIS_PROFILE=fuzz REPUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
 		tests/test_api_fuzz.py tests/test_api_garbage.py
+
+# Mutation testing (docs/testing.md): each target module broken one small change at a time, in a copy of the
+# tree, against the tests that exercise it; prints the changes no test caught. MUTANTS="--only runs" for one.
+MUTANTS ?=
+mutants: install
+	$(PY) scripts/mutants.py $(MUTANTS)
 
 # Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
 run: install

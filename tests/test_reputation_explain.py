@@ -11,6 +11,14 @@ from service.store.client import Store
 from tests.reputation_oracle import Model, capped_by_source, reference_moves, type_contributions
 from tests.reputation_seed import MODELS, model_in_force, seed
 
+
+@pytest.fixture
+def store(own_store: Store) -> Store:
+    """These tests put a half-life in force, which every read of a store takes: a database of this
+    module's own."""
+    return own_store
+
+
 TOLERANCE = 1e-9  # reported figures are rounded to 9 decimals
 
 
