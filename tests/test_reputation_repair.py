@@ -45,11 +45,11 @@ def test_events_the_daily_sums_missed_are_counted_after_the_repair(migrated: Sto
     """The torn insert made on purpose: the view detached while one block is written.
 
     Broken on purpose: sql/repair_daily_sources.sql adding nothing (its WHERE made false) → this test fails."""
-    reputation_store.insert_signals(migrated, tenant, "key-a", _payments("agent-torn", (1.0, 1.0)))
+    reputation_store.insert_signals(migrated, tenant, "key-a", _payments("agent-torn", (1.0, 1.0)), NOW)
     migrated.client.command("DETACH TABLE reputation_daily_sources_mv")
     try:
         torn = [*_payments("agent-torn", (-1.0,)), _failure("agent-torn")]
-        reputation_store.insert_signals(migrated, tenant, "key-a", torn)
+        reputation_store.insert_signals(migrated, tenant, "key-a", torn, NOW)
     finally:
         migrated.client.command("ATTACH TABLE reputation_daily_sources_mv")
     assert _events_read(migrated, tenant, "agent-torn") == (2, 100.0, {})  # stored, not summed
