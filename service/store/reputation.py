@@ -289,9 +289,9 @@ def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
-    """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
+    """The parts of sql/identity_explain.sql (event_type, category, reference, capped rows) for one identity."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
-    return dicts(store.client.query(load("identity_explain"), parameters=parameters))
+    return dicts(store.client.query(formula_query("identity_explain"), parameters=parameters))
 
 
 def list_identities(
