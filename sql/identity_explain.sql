@@ -1,6 +1,6 @@
 -- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events, weighed by
--- the credibility of their source and the decay as the reputation is (sql/definitions/reputation_at.sql): every
--- placeholder is the model's, rendered from service/reputation/model.py. One result of four parts:
+-- the credibility of their source and the decay as the reputation is (sql/definitions/reputation_at.sql), with
+-- the same placeholders (service/reputation/model.py, service/store/definitions.py). One result of four parts:
 --   event_type: per category, event type and window (offset_days 0: the window ending at as_of; the first trend
 --               offset: the one ending that many days earlier), the counted events (not capped, credible),
 --               Σδ·c·w, Σc·w and the type's own score;
@@ -11,7 +11,7 @@
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
 -- signed, and a type, category or reference whose events were all retracted is left out.
 WITH
-    ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
+    {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
     {{reported_score}} AS reported_score,
     window_events AS
@@ -32,12 +32,7 @@ WITH
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
             toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
         FROM reputation_events
-        LEFT JOIN
-        (
-            SELECT tenant, source, toNullable(argMax(credibility, updated_at)) AS credibility
-            FROM source_credibility
-            GROUP BY tenant, source
-        ) AS known USING (tenant, source)
+        LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
         ARRAY JOIN explained_offsets AS offset_days
         WHERE tenant = {tenant:String} AND identity = {identity:String}
           AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1)

@@ -1,6 +1,6 @@
 """The reputation model (SPEC §7, §7.1): its constants and its formula, in this file only.
 
-The formula runs in ClickHouse, in two templates whose {{placeholders}} are rendered from `formula_sql`:
+The formula runs in ClickHouse, in two templates whose model placeholders are rendered from `formula_sql`:
 sql/definitions/reputation_at.sql computes every figure from the daily aggregates, as the view reputation_at
 for every identity (the refreshable fleet table, the alerts, Grafana) and, rendered for one identity, as the
 API's read; sql/identity_explain.sql explains one identity's figures from its raw events. So a change of the

@@ -2,11 +2,12 @@
 
 A numbered migration is applied once and never changes; a definition is (re)created whenever its rendered
 text differs from the one it was last created with, as Flyway's repeatable migrations are. Its template's
-{{placeholders}} are the model's constants and formula (service/reputation/model.py) and {{scope}}, which the
-view renders as every identity; so a change of the model is an edit of model.py, and the next `repute
-migrate` (the service runs it at start) re-creates the view. The reads that run the formula for one identity
-render the same templates (`formula_query`). The migration runner applies definitions after the numbered
-migrations, from the one that makes their record table (0018) on: before it, what they read may not exist.
+{{placeholders}} are the model's constants and formula (service/reputation/model.py), what the formula reads
+when it runs (READ_TIME_WEIGHTS) and {{scope}}, which the view renders as every identity; so a change of the
+model is an edit of model.py, and the next `repute migrate` (the service runs it at start) re-creates the
+view. The reads that run the formula for one identity render the same templates (`formula_query`). The
+migration runner applies definitions after the numbered migrations, from the one that makes their record
+table (0018) on: before it, what they read may not exist.
 """
 
 import hashlib
@@ -21,11 +22,20 @@ from service.store.queries import load
 
 DEFINITIONS: Traversable = files("service") / "sql" / "definitions"
 EVERY_IDENTITY = "true"
+# What the formula weighs the stored sums with, read when a query runs (SPEC §7.1): the half-life in force,
+# and per tenant and source the credibility an admin set last (none: the model's default credibility).
+READ_TIME_WEIGHTS = {
+    "half_life_in_force": "ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0)",
+    "credibilities_set": (
+        "(SELECT tenant, source, toNullable(argMax(credibility, updated_at)) AS credibility"
+        " FROM source_credibility GROUP BY tenant, source)"
+    ),
+}
 
 
 def formula_query(name: str, scope: str = EVERY_IDENTITY) -> str:
     """sql/<name>.sql with the model's values rendered in, run for the identities `scope` selects (SQL)."""
-    return render(load(name), {**formula_sql(), "scope": scope})
+    return render(load(name), {**formula_sql(), **READ_TIME_WEIGHTS, "scope": scope})
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 -- SPEC §7 and §7.1 at one day: the query of the view reputation_at (every identity: the refreshable fleet
 -- table, the alerts, Grafana) and, with its scope rendered as one tenant's identity, the API's read of one
--- identity (service.store.reputation.identity_reputation). Every other placeholder is the model's, rendered
--- from service/reputation/model.py.
+-- identity (service.store.reputation.identity_reputation). The placeholders are the model's, rendered from
+-- service/reputation/model.py, and what it reads when it runs (the half-life in force, the credibilities set:
+-- service/store/definitions.py).
 --
 -- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
 -- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by the source's credibility
@@ -11,7 +12,7 @@
 -- of categories. Confidence's N is the sum of credibility x decay over the counted events of the current
 -- window; the counts leave out sources of credibility 0 and failure types whose events were all retracted.
 WITH
-    ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
+    {{half_life_in_force}} AS half_life,
     {{window_offsets}} AS window_offsets,
     {{reported_score}} AS reported_score
 SELECT
@@ -105,12 +106,7 @@ FROM
                   AND day BETWEEN {as_of:Date} - (arrayMax(window_offsets) + {{window_days}} - 1) AND {as_of:Date}
                 GROUP BY tenant, identity, category, day, source
             ) AS daily
-            LEFT JOIN
-            (
-                SELECT tenant, source, toNullable(argMax(credibility, updated_at)) AS credibility
-                FROM source_credibility
-                GROUP BY tenant, source
-            ) AS known USING (tenant, source)
+            LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
             GROUP BY tenant, identity, category
         )
         GROUP BY tenant, identity
