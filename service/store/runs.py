@@ -137,7 +137,8 @@ def replace_failures(store: Store, tenant: str, run_ids: Sequence[str], rows: Se
     """The causes of some runs re-diagnosed (the rebuild): their rows are deleted, then `rows` inserted. Rows
     are keyed by position, so a run with fewer causes than before would otherwise keep its last old ones."""
     store.client.command(
-        "DELETE FROM run_failures WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}",
+        f"DELETE FROM {store.mutable('run_failures')} WHERE tenant = {{tenant:String}}"
+        " AND run_id IN {run_ids:Array(String)}",
         parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
     insert_failures(store, rows)
