@@ -1,5 +1,5 @@
 """The reputation scoring model. `windows` and `combine` compute one identity's figures from its daily
-aggregates (the API's read); the SQL view `reputation_at` (migrations/0006) does the same for the whole
+aggregates (the API's read); the SQL view `reputation_at` (migrations/0006, 0018) does the same for the whole
 fleet. Tests check both against a recomputation from raw events.
 
 SPEC §7.1 at read time: each event's c·w is multiplied by its source's credibility (default 1) and,
