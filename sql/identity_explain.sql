@@ -7,7 +7,9 @@
 --               counted events moved the score most, by |Σδ·c·w|;
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
--- signed, and a type or reference whose events were all retracted is left out.
+-- signed, and a type or reference whose events were all retracted is left out. The three parts come from
+-- one read of the identity's events (GROUPING SETS, each part summing the rows it counts) instead of one
+-- read each: a read opens every part of the months the windows span.
 WITH
     ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
     (
@@ -35,44 +37,36 @@ WITH
             if(half_life = 0, 1., exp2(toInt32(day - ({as_of:Date} - offset_days)) / half_life)) AS decay,
             sign,
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
-            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
+            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed,
+            NOT capped AND credibility > 0 AS counted,
+            counted AND offset_days = 0 AND reference_id != '' AS referenced,
+            capped AND offset_days = 0 AS kept_out
         FROM reputation_events
         ARRAY JOIN [0, 7] AS offset_days
         WHERE tenant = {tenant:String} AND identity = {identity:String}
           AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - 96 AND {as_of:Date}
           AND day BETWEEN {as_of:Date} - offset_days - 89 AND {as_of:Date} - offset_days
     )
-SELECT
-    'event_type' AS part,
-    category,
-    event_type,
-    '' AS reference_type,
-    '' AS reference_id,
-    '' AS source,
-    offset_days,
-    sum(sign) AS events,
-    toFloat64(sum(moved)) AS weighted_delta,
-    toFloat64(sum(weighed)) AS weight
-FROM window_events
-WHERE NOT capped AND credibility > 0
-GROUP BY category, event_type, offset_days
-HAVING events != 0
-UNION ALL
-SELECT *
+SELECT part, category, event_type, reference_type, reference_id, source, offset_days, events, weighted_delta, weight
 FROM
 (
     SELECT
-        'reference', '', '', reference_type, reference_id, '', 0, sum(sign) AS reference_events,
-        toFloat64(sum(moved)) AS weighted_delta, toFloat64(sum(weighed))
+        multiIf(grouping(event_type) = 0, 'event_type', grouping(reference_id) = 0, 'reference', 'capped') AS part,
+        category,
+        event_type,
+        reference_type,
+        reference_id,
+        source,
+        offset_days,
+        multiIf(part = 'event_type', sumIf(sign, counted), part = 'reference', sumIf(sign, referenced),
+                sumIf(sign, kept_out)) AS events,
+        multiIf(part = 'event_type', toFloat64(sumIf(moved, counted)),
+                part = 'reference', toFloat64(sumIf(moved, referenced)), 0.) AS weighted_delta,
+        multiIf(part = 'event_type', toFloat64(sumIf(weighed, counted)),
+                part = 'reference', toFloat64(sumIf(weighed, referenced)), 0.) AS weight,
+        countIf(kept_out) AS capped_rows,
+        row_number() OVER (PARTITION BY part ORDER BY abs(weighted_delta) DESC, reference_type, reference_id) AS rank
     FROM window_events
-    WHERE offset_days = 0 AND NOT capped AND credibility > 0 AND reference_id != ''
-    GROUP BY reference_type, reference_id
-    HAVING reference_events != 0
-    ORDER BY abs(weighted_delta) DESC, reference_type, reference_id
-    LIMIT 10
+    GROUP BY GROUPING SETS ((category, event_type, offset_days), (reference_type, reference_id), (source))
 )
-UNION ALL
-SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0.
-FROM window_events
-WHERE offset_days = 0 AND capped
-GROUP BY source
+WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR rank <= 10)
