@@ -9,7 +9,9 @@
 --               events moved the score most, by |Σδ·c·w|;
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
--- signed, and a type, category or reference whose events were all retracted is left out.
+-- signed, and a type, category or reference whose events were all retracted is left out. The four parts come
+-- from one read of the identity's events (GROUPING SETS, each part summing the rows it counts) instead of one
+-- read each: a read opens every part of the months the windows span.
 WITH
     {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
@@ -30,7 +32,10 @@ WITH
             {{decay}} AS decay,
             sign,
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
-            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
+            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed,
+            NOT capped AND credibility > 0 AS counted,
+            counted AND offset_days = 0 AND reference_id != '' AS referenced,
+            capped AND offset_days = 0 AS kept_out
         FROM reputation_events
         LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
         ARRAY JOIN explained_offsets AS offset_days
@@ -39,38 +44,32 @@ WITH
               AND {as_of:Date}
           AND day BETWEEN window_end - ({{window_days}} - 1) AND window_end
     )
-SELECT
-    if(grouping(event_type) = 1, 'category', 'event_type') AS part,
-    category,
-    event_type,
-    '' AS reference_type,
-    '' AS reference_id,
-    '' AS source,
-    offset_days,
-    sum(sign) AS events,
-    toFloat64(sum(moved)) AS weighted_delta,
-    toFloat64(sum(weighed)) AS weight,
-    arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1] AS score
-FROM window_events
-WHERE NOT capped AND credibility > 0
-GROUP BY GROUPING SETS ((category, event_type, offset_days), (category, offset_days))
-HAVING events != 0
-UNION ALL
-SELECT *
+SELECT part, category, event_type, reference_type, reference_id, source, offset_days, events, weighted_delta, weight,
+       score
 FROM
 (
     SELECT
-        'reference', '', '', reference_type, reference_id, '', 0, sum(sign) AS reference_events,
-        toFloat64(sum(moved)) AS weighted_delta, toFloat64(sum(weighed)), NULL
+        multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
+                grouping(reference_id) = 0, 'reference', 'capped') AS part,
+        part IN ('event_type', 'category') AS scored,
+        category,
+        event_type,
+        reference_type,
+        reference_id,
+        source,
+        offset_days,
+        multiIf(scored, sumIf(sign, counted), part = 'reference', sumIf(sign, referenced), sumIf(sign, kept_out))
+            AS events,
+        multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)), 0.)
+            AS weighted_delta,
+        multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference', toFloat64(sumIf(weighed, referenced)), 0.)
+            AS weight,
+        if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
+        countIf(kept_out) AS capped_rows,
+        row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, reference_type, reference_id)
+            AS rank
     FROM window_events
-    WHERE offset_days = 0 AND NOT capped AND credibility > 0 AND reference_id != ''
-    GROUP BY reference_type, reference_id
-    HAVING reference_events != 0
-    ORDER BY abs(weighted_delta) DESC, reference_type, reference_id
-    LIMIT 10
+    GROUP BY GROUPING SETS (
+        (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id), (source))
 )
-UNION ALL
-SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0., NULL
-FROM window_events
-WHERE offset_days = 0 AND capped
-GROUP BY source
+WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR rank <= 10)
