@@ -19,6 +19,9 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    url: str | None = Field(
+        default=None, description="the Repute server CLI commands use (also `repute --url`); default: found"
+    )
 
     # Caps on the work of one request (413 beyond; README "Limits").
     max_body_bytes: int = Field(default=16 * 1024 * 1024, description="bytes of a request body, also once inflated")
@@ -74,6 +77,11 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return self.dsn.startswith("chdb://")
+
+    @property
+    def embedded_path(self) -> Path | None:
+        """Where the embedded store lives; None on a ClickHouse server."""
+        return Path(self.dsn.removeprefix("chdb://")) if self.embedded else None
 
 
 @lru_cache
