@@ -574,6 +574,47 @@ def gate(
     raise typer.Exit(OK if result.passed else NEGATIVE)
 
 
+@app.command(context_settings={"ignore_unknown_options": True})
+def record(
+    command: Annotated[
+        list[str], typer.Argument(metavar="CMD", help="the agent's command and its arguments, after --")
+    ],
+    identity: Annotated[
+        str | None, typer.Option(metavar="IDENTITY", help="whose run it is; default: the script or program run")
+    ] = None,
+    suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
+    min_trust: Annotated[int, typer.Option("--min-trust", metavar="N", min=0, max=100)] = 80,
+    allow_review: Annotated[bool, typer.Option("--allow-review", help="accept review_recommended")] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(metavar="SECONDS", min=0.001, help="stop the process after this long (an execution error)"),
+    ] = None,
+) -> None:
+    """Run an agent and record what it prints as a run: each JSON line is one of its events, any other line
+    a process_output event; a non-zero exit or a timeout is an execution error. The run is stored and
+    diagnosed (by the server, else in the local store), and the exit code is the gate's: 0 pass, 1 fail."""
+    from service.client.record import CannotStart, default_identity, record_process, run_body
+    from service.gate import gate_run
+
+    with api(creates=True) as client:
+        try:
+            recording = record_process(command, timeout)
+        except CannotStart as exc:
+            fail(str(exc))
+        body = run_body(recording, identity or default_identity(command), suite)
+        verdict = client.json("POST", "/v1/sessions", json=body)
+    stopped = f" (stopped after {timeout:g} s)" if recording.timed_out else ""
+    out.print(
+        f"recorded run {verdict['run_id']}: {len(recording.events)} events, exit code {recording.exit_code}"
+        f"{stopped}, {recording.duration_ms / 1000:.1f} s",
+        markup=False,
+        highlight=False,
+    )
+    result = gate_run(verdict, min_trust, allow_review)
+    out.print(result.message, markup=False, highlight=False)
+    raise typer.Exit(OK if result.passed else NEGATIVE)
+
+
 @app.command()
 def alerts(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     """Fleet degradation alerts firing now (thresholds: REPUTE_ALERT_* settings)."""
