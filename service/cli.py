@@ -23,7 +23,7 @@ from service import __version__
 from service.diagnosis.failure_types import FailureType
 from service.settings import get_settings
 from service.terminal import MISSING, print_json, print_table
-from service.vocab import ExecutionStatus, InputKind, Readiness, RunStatus, Scope
+from service.vocab import ExecutionStatus, IdentitySort, InputKind, Readiness, RunStatus, Scope
 
 if TYPE_CHECKING:
     from service.client import ApiClient
@@ -460,8 +460,61 @@ def reputation_show(
     for name, value in found["categories"].items():
         out.print(f"  {name}: {_fmt(value)}")
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
+    out.print(
+        f"runs {found['runs']}: {_errors_cell(found)} execution errors, {found['unsafe_runs']} unsafe;"
+        f" last {_when(found['last_run_at'])}",
+        highlight=False,
+    )
     for failure, count in found["failures"].items():
-        out.print(f"  failure {failure}: {count}")
+        out.print(f"  failure {failure}: {count}" + (" (the most frequent)" if failure == found["top_failure"] else ""))
+
+
+def _errors_cell(found: dict[str, Any]) -> str:
+    """Execution errors with their share of the runs: "6 (50%)"."""
+    share = found["execution_error_share"]
+    return f"{found['execution_errors']}" + ("" if share is None else f" ({share:.0%})")
+
+
+def _when(timestamp: str | None) -> str:
+    return f"{timestamp[:16].replace('T', ' ')} UTC" if timestamp else MISSING
+
+
+FLEET_COLUMNS = (
+    "identity", "reputation", "confidence", "trend_7d", "runs", "execution_errors", "unsafe_runs", "top_failure",
+    "last_run",
+)  # fmt: skip
+
+
+def _fleet_cells(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        row["identity"], _fmt(row["overall"]), f"{row['confidence']:.0%}", _fmt(row["trend_7d"]), row["runs"],
+        _errors_cell(row), row["unsafe_runs"], row["top_failure"], _when(row["last_run_at"]),
+    )  # fmt: skip
+
+
+@app.command("fleet")
+def list_fleet(
+    sort: Annotated[IdentitySort, choice(IdentitySort, "COLUMN", help="the column to sort by")] = IdentitySort.OVERALL,
+    descending: Annotated[
+        bool, typer.Option("--desc", help="highest first (default: lowest, the worst first)")
+    ] = False,
+    limit: Annotated[int, typer.Option(metavar="N", min=1, max=10_000, help="identities to list")] = 100,
+    cursor: CursorOption = None,
+    every: AllFlag = False,
+    as_json: JsonFlag = False,
+    wide: WideFlag = False,
+) -> None:
+    """Every identity: its 90-day reputation, and what its runs of those days say (runs, execution errors and
+    their share, unsafe verdicts, the most frequent failure, the last run), worst first. Scores refresh every
+    minute."""
+    params = {"sort": str(sort), "order": "desc" if descending else "asc"}
+    with api() as client:
+        rows, more = _pages(client, "/v1/identities", "identities", params, Page(limit, cursor, every))
+    if as_json:
+        print_json(rows)
+    else:
+        print_table(out, FLEET_COLUMNS, [_fleet_cells(row) for row in rows], wide, ids=("identity",))
+    _more_hint(more, limit, "identities")
 
 
 @reputation_app.command("rebuild")

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from service.errors import FieldError, NotFound
+from service.reputation.activity import activity, daily, top_failure
 from service.reputation.explain import explanation
 from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, ReputationEvent, reported, signal_uuid
 from service.services.keys import Principal, is_operator
@@ -30,10 +31,14 @@ def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
 
 
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
-    """SPEC §7 for one identity; None when the tenant has never seen the identity."""
+    """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
+    None when the tenant has never seen the identity."""
     row = reputation_store.identity_reputation(store, tenant, identity, as_of)
     if row is None and not reputation_store.identity_exists(store, tenant, identity):
         return None
+    first = as_of - timedelta(days=WINDOW_DAYS - 1)
+    days = reputation_store.identity_activity(store, tenant, [identity], first, as_of)[identity]
+    failures = dict(sorted(row["failures"].items())) if row else {}
     return {
         "identity": identity,
         "as_of": as_of,
@@ -44,11 +49,13 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "events": row["events"] if row else 0,
         "positive_events": row["positive_events"] if row else 0,
         "negative_events": row["negative_events"] if row else 0,
-        "failures": dict(sorted(row["failures"].items())) if row else {},
+        "failures": failures,
         "score_7d_ago": _figure(row, "score_7d_ago"),
         "score_30d_ago": _figure(row, "score_30d_ago"),
         "trend_7d": _figure(row, "trend_7d"),
         "trend_30d": _figure(row, "trend_30d"),
+        **activity(days),
+        "top_failure": top_failure(failures),
     }
 
 
@@ -61,8 +68,16 @@ def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, 
     return explanation(identity, as_of, rows)
 
 
-def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
-    rows = reputation_store.list_identities(store, tenant, **filters)
+SPARKLINE_DAYS = 30
+
+
+def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str, Any]:
+    """The fleet's page: each identity's reputation, what its runs of the same 90 days say, and its runs
+    of the last SPARKLINE_DAYS days by day."""
+    rows = reputation_store.list_identities(store, tenant, now=now, **filters)
+    today = now.date()
+    first = today - timedelta(days=SPARKLINE_DAYS - 1)
+    days = reputation_store.identity_activity(store, tenant, [row["identity"] for row in rows], first, today)
     identities = [
         {
             "identity": row["identity"],
@@ -72,6 +87,13 @@ def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
             "events": row["events"],
             "trend_7d": reported(row["trend_7d"]),
             "trend_30d": reported(row["trend_30d"]),
+            "runs": row["runs"],
+            "execution_errors": row["execution_errors"],
+            "execution_error_share": reported(row["execution_error_share"]),
+            "unsafe_runs": row["unsafe_runs"],
+            "last_run_at": row["last_run_at"],
+            "top_failure": top_failure(row["failures"]),
+            "last_30_days": daily(days[row["identity"]]),
             "computed_at": row["computed_at"],
         }
         for row in rows

@@ -55,6 +55,7 @@ def post_signals(
 def list_identities(
     principal: Read,
     store: StoreDep,
+    now: Now,
     sort: IdentitySort = IdentitySort.OVERALL,
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
@@ -66,6 +67,7 @@ def list_identities(
     found = reputation.fleet(
         store,
         principal.tenant,
+        now,
         sort=sort,
         descending=order == "desc",
         min_confidence=min_confidence,
