@@ -554,8 +554,9 @@ def _print_explanation(found: dict[str, Any]) -> None:
     out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
     for category, line in found["changes"].items():
         out.print(f"  {category}: {line}", highlight=False)
-    columns = ("reference_type", "reference_id", "events", "weighted_delta")
-    print_table(out, columns, [[r[name] for name in columns] for r in found["top_references"]], ids=("reference_id",))
+    columns = ("reference_type", "reference_id", "event_type", "events", "weighted_delta", "points")
+    rows = [[*(r[name] for name in columns[:-1]), round(r["points"], 1)] for r in found["top_references"]]
+    print_table(out, columns, rows, ids=("reference_id",))
     for capped in found["capped"]:
         out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
 

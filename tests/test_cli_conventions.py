@@ -153,7 +153,8 @@ def test_a_formula_stored_before_the_reference_rule_reaches_a_pipe_as_text(
     cli_as(tenant)
     shown = _invoke("reputation", "agent-f", "--explain")
     assert shown.exit_code == 0, shown.output
-    assert f"transaction\t'{formula}\t1\t-1.0" in shown.stdout.splitlines()
+    [line] = [line for line in shown.stdout.splitlines() if line.startswith("transaction\t")]
+    assert line.startswith(f"transaction\t'{formula}\t\t1\t-1.0\t")
 
 
 def test_status_through_the_server(cli_as, tenant: str, tmp_path: Path, base_url: str) -> None:

@@ -38,7 +38,7 @@ from service.store.client import Store, done
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
-from service.vocab import IDENTITY_SORTS
+from service.vocab import CATEGORY_WEIGHTS, IDENTITY_SORTS
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
@@ -302,7 +302,10 @@ def identity_reputation(
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
     """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
-    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    parameters = {
+        "tenant": tenant, "identity": identity, "as_of": as_of,
+        "categories": [str(category) for category in CATEGORY_WEIGHTS], "weights": list(CATEGORY_WEIGHTS.values()),
+    }  # fmt: skip
     return dicts(store.client.query(load("identity_explain"), parameters=parameters))
 
 
