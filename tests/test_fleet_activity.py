@@ -59,10 +59,10 @@ def test_a_flaky_agent_reads_apart_from_a_clean_one(client, fleet_tenant: dict[s
         assert datetime.fromisoformat(row["last_run_at"]) == _last_run_at(client, identity)
     today = datetime.now(UTC).date().isoformat()
     [day] = flaky["last_30_days"]
-    assert day == {"day": today, "runs": 12, "execution_errors": 6, "mean_trust": 100.0}
+    assert day == {"day": today, "runs": 12, "execution_errors": 6, "unsafe_runs": 0, "mean_trust": 100.0}
     [day] = unsafe["last_30_days"]
     loop_trust = client.get(f"/v1/runs/{UNSAFE}-session_loop-0").json()["trust_score"]
-    assert day["runs"] == 3 and abs(day["mean_trust"] - (100 + 2 * loop_trust) / 3) < 1e-6
+    assert (day["runs"], day["unsafe_runs"]) == (3, 2) and abs(day["mean_trust"] - (100 + 2 * loop_trust) / 3) < 1e-6
 
 
 def test_one_identitys_reputation_says_the_same(client, fleet_tenant: dict[str, dict[str, Any]]) -> None:

@@ -309,6 +309,7 @@ class ActivityDay(BaseModel):
     day: date
     runs: int
     execution_errors: int
+    unsafe_runs: int
     mean_trust: float | None = Field(description="of the day's quality runs; null when all were execution errors")
 
 

@@ -30,12 +30,14 @@ def top_failure(failures: Mapping[str, int]) -> str | None:
 
 
 def daily(days: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The days with runs, as a sparkline draws them: runs, execution errors and the quality runs' mean trust."""
+    """The days with runs, as a sparkline draws them: runs, execution errors, unsafe verdicts and the quality
+    runs' mean trust."""
     return [
         {
             "day": day["day"],
             "runs": day["runs"],
             "execution_errors": day["execution_errors"],
+            "unsafe_runs": day["unsafe_runs"],
             "mean_trust": reported(day["mean_trust"]),
         }
         for day in days
