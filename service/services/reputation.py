@@ -33,11 +33,13 @@ def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
     """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
     None when the tenant has never seen the identity."""
-    row = reputation_store.identity_reputation(store, tenant, identity, as_of)
-    if row is None and not reputation_store.identity_exists(store, tenant, identity):
-        return None
     first = as_of - timedelta(days=WINDOW_DAYS - 1)
-    days = reputation_store.identity_activity(store, tenant, [identity], first, as_of)[identity]
+    # The runs' read scans the tenant's runs (they are sorted by run id): beside the reputation's, not after it.
+    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
+    row = reputation_store.identity_reputation(store, tenant, identity, as_of)
+    days = runs.result()[identity]
+    if row is None and not days and not reputation_store.identity_exists(store, tenant, identity):
+        return None
     failures = dict(sorted(row["failures"].items())) if row else {}
     return {
         "identity": identity,
