@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
-from service.api.openapi import array_or_wrapped, request_body
+from service.api.openapi import CONFLICT, NOT_FOUND, array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
 from service.diagnosis import parse_run
@@ -36,13 +36,17 @@ EVENTS_BODY = request_body(
 )
 
 
-@router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run")
+@router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run", responses=CONFLICT)
 def open_run(body: RunFields, principal: Ingest, store: StoreDep, now: Now) -> Any:
     return run_detail(runs.open_run(store, principal.tenant, run_spec(body), now))
 
 
 @router.post(
-    "/runs/{run_id:path}/events", response_model=EventsAccepted, summary="Append events", openapi_extra=EVENTS_BODY
+    "/runs/{run_id:path}/events",
+    response_model=EventsAccepted,
+    summary="Append events",
+    openapi_extra=EVENTS_BODY,
+    responses={**NOT_FOUND, **CONFLICT},
 )
 async def append_events(
     run_id: str,
@@ -62,7 +66,12 @@ async def append_events(
     return {"run_id": run_id, "accepted": len(events), "event_count": total}
 
 
-@router.post("/runs/{run_id:path}/finalize", response_model=RunDetail, summary="Finalize and diagnose a run")
+@router.post(
+    "/runs/{run_id:path}/finalize",
+    response_model=RunDetail,
+    summary="Finalize and diagnose a run",
+    responses=NOT_FOUND,
+)
 def finalize_run(
     run_id: str,
     principal: Ingest,
@@ -122,7 +131,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-@router.get("/runs/{run_id:path}/graph", summary="The causal graph of a finalized run")
+@router.get("/runs/{run_id:path}/graph", summary="The causal graph of a finalized run", responses=NOT_FOUND)
 def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
     diagnosis = run_detail(runs.stored_run(store, principal.tenant, run_id))["diagnosis"]
     if diagnosis is None:
@@ -133,7 +142,10 @@ def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
 @router.get(
     "/runs/{run_id:path}/events",
     summary="The raw events of a run, in order",
-    responses={200: {"model": RunEvents}},  # documented, not re-validated: a page holds up to 10,000 events
+    responses={
+        200: {"model": RunEvents},
+        **NOT_FOUND,
+    },  # documented, not re-validated: a page holds up to 10,000 events
 )
 def run_events(
     run_id: str,
@@ -148,6 +160,8 @@ def run_events(
     return {"run_id": run_id, "events": page.events, "total": page.total, "next_cursor": next_cursor}
 
 
-@router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis")
+@router.get(
+    "/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis", responses=NOT_FOUND
+)
 def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
     return run_detail(runs.stored_run(store, principal.tenant, run_id))

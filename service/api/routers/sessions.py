@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from service.api.coalesce import Coalescer
 from service.api.deps import Ingest, MetricsDep, Now, SettingsDep, StoreDep, WriteLimiter
-from service.api.openapi import array_or_wrapped, inline_schema, request_body
+from service.api.openapi import CONFLICT, array_or_wrapped, inline_schema, request_body
 from service.api.routing import KeyFirstRoute, parse_body
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.api.state import StoreHolder
@@ -105,7 +105,7 @@ def _ingest_singles(holder: StoreHolder, settings: Settings, items: Sequence[Sin
     response_model=SessionResult,
     summary="Store, finalize and diagnose a whole run",
     openapi_extra=SESSION_BODY,
-    responses={200: {"description": "the run was already finalized; the stored result"}},
+    responses={200: {"description": "the run was already finalized; the stored result"}, **CONFLICT},
 )
 async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
     result = await ingest.single(request, principal.tenant, await parse_body(request, parse_run))
@@ -119,6 +119,7 @@ async def post_session(request: Request, principal: Ingest, ingest: IngestDep) -
     response_model=SessionBatchResult,
     summary="Many whole runs in one request (all or nothing); answers each run's verdict",
     openapi_extra=BATCH_BODY,
+    responses=CONFLICT,
 )
 async def post_sessions(request: Request, principal: Ingest, ingest: IngestDep) -> Response:
     results = await ingest.batch(principal.tenant, await parse_body(request, parse_runs))
