@@ -461,8 +461,8 @@ def reputation_show(
         out.print(f"  {name}: {_fmt(value)}")
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
     out.print(
-        f"runs {found['runs']}: {_errors_cell(found)} execution errors, {found['unsafe_runs']} unsafe;"
-        f" last {_when(found['last_run_at'])}",
+        f"runs {found['runs']}, execution errors {_errors_cell(found)}, unsafe {found['unsafe_runs']};"
+        f" last run {_when(found['last_run_at'])}",
         highlight=False,
     )
     for failure, count in found["failures"].items():

@@ -21,7 +21,7 @@ run lists p50 / p99 61 / 157, 60 / 155, 57 / 161 ms against 77 / 191, 74 / 213, 
 reads 42 / 133, 40 / 146, 39 / 168 against 57 / 187, 53 / 177, 53 / 169; the writes wait for them: single
 runs p50 271-278 against 243-251 ms, batches at most 691-828 against 746-946 ms, 3% fewer requests a
 second. Stepping aside without the turns helped the reads less and pushed batches over 1 s; the turns
-without stepping aside did little (README, Benchmarks).
+without stepping aside did little (bench/README.md).
 """
 
 import threading

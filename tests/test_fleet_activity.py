@@ -92,7 +92,7 @@ def test_the_cli_prints_them(cli_as, tenant: str, fleet_tenant) -> None:
     cli_as(tenant)
     shown = CliRunner().invoke(cli, ["reputation", FLAKY])
     assert shown.exit_code == 0, shown.output
-    assert "runs 12: 6 (50%) execution errors, 0 unsafe; last " in shown.stdout
+    assert "runs 12, execution errors 6 (50%), unsafe 0; last run " in shown.stdout
     listing = CliRunner().invoke(cli, ["fleet", "--sort", "execution_error_share", "--desc"])
     header, *lines = listing.stdout.splitlines()
     assert header.split("\t") == ["identity", "reputation", "confidence", "trend_7d", "runs", "execution_errors",
