@@ -36,5 +36,12 @@ def test_the_quick_tour_runs_as_written(base_url: str, make_client, tenant: str)
     )
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert '"run_id":"run-multi-003"' in done.stdout  # the curl's diagnosis
-    shown = ("runs stored", "run-loop-002", "runs 3, execution errors 1 (33%)", "PASS run-multi-003", "recorded run", "trust 90/100")
+    shown = (
+        "runs stored",
+        "run-loop-002",
+        "runs 3, execution errors 1 (33%)",
+        "PASS run-multi-003",
+        "recorded run",
+        "trust 90/100",
+    )
     assert all(words in done.stdout for words in shown), done.stdout[-3000:]
