@@ -12,6 +12,15 @@ from math import fsum
 from typing import Any
 
 WEIGHTS = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
+# What a reputation report says of the identity's runs beside its reputation (execution errors included).
+RUN_FIGURES = ("runs", "execution_errors", "execution_error_share", "unsafe_runs", "last_run_at")
+
+
+def reputation_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """A reputation report without what it says of the runs."""
+    return {name: value for name, value in report.items() if name not in RUN_FIGURES}
+
+
 RUNS_SOURCE = "repute"
 
 
