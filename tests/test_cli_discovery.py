@@ -98,3 +98,14 @@ def test_a_running_server_is_found_from_any_directory(tmp_path: Path, registry: 
             if server is not None and server.poll() is None:
                 server.kill()
     assert not (elsewhere / ".repute").exists()
+
+
+def test_a_server_named_that_does_not_answer_is_one_line(tmp_path: Path, registry: Path) -> None:
+    elsewhere, url = _elsewhere(tmp_path), f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    for args, settings in ((("--url", url, "runs"), {"api_key": "x"}), (("alerts",), {"url": url, "api_key": "x"})):
+        done = _cli(elsewhere, *args, **settings)
+        assert done.returncode == 2, (args, done.stderr)
+        [line] = done.stderr.splitlines()
+        assert line.startswith(f"error: cannot reach the server at {url}"), line
+    status = _cli(elsewhere, "status", "--json", url=url, api_key="x")
+    assert status.returncode == 1 and "cannot reach the server" in orjson.loads(status.stdout)["store"]["error"]

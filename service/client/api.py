@@ -43,8 +43,12 @@ class ApiClient:
         self.data_dir = data_dir
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response | None:
-        """The response; None for a 404 (no such thing for this tenant); ApiError for any other error."""
-        response = self.http.request(method, path, **kwargs)
+        """The response; None for a 404 (no such thing for this tenant); ApiError for any other error, a
+        server that cannot be reached too."""
+        try:
+            response = self.http.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            raise ApiError(f"cannot reach the server at {self.url}: {exc}") from exc
         if response.status_code == 404:
             return None
         if response.status_code >= 400:
