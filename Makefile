@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 INSTALL_LOG := $(VENV)/install.log
 
-.PHONY: install browser lint test fuzz run bench migrate clean
+.PHONY: install browser lint test fuzz mutants run bench migrate clean
 
 # pip's output (build backends' warnings included) goes to a log, shown only when the install fails.
 define quiet_install
@@ -36,8 +36,8 @@ browser:
 
 # The quality gate: formatting, lint and types. `make test` runs it first, so CI enforces it.
 lint: install
-	$(VENV)/bin/ruff format --check service tests bench
-	$(VENV)/bin/ruff check service tests bench
+	$(VENV)/bin/ruff format --check service tests bench scripts
+	$(VENV)/bin/ruff check service tests bench scripts
 	$(VENV)/bin/mypy
 
 # The `ci` hypothesis profile (tests/conftest.py): the same examples on every run, so CI never turns red by luck.
@@ -50,6 +50,12 @@ FUZZ_EXAMPLES ?= 1000
 fuzz: install
 	REPUTE_HYPOTHESIS_PROFILE=fuzz REPUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
 		tests/test_api_fuzz.py tests/test_api_garbage.py
+
+# Mutation testing (docs/testing.md): each target module broken one small change at a time, in a copy of the
+# tree, against the tests that exercise it; prints the changes no test caught. MUTANTS="--only runs" for one.
+MUTANTS ?=
+mutants: install
+	$(PY) scripts/mutants.py $(MUTANTS)
 
 # Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
 run: $(RUN_STAMP)

@@ -19,7 +19,7 @@ import orjson
 
 from bench.store import percentile
 from service.diagnosis import diagnose, parse_runs
-from service.priority import in_turn, reads
+from service.priority import reads, stepping_aside
 from service.services.inputs import session_inputs
 from service.services.runs import ingest_sessions
 from service.settings import Settings
@@ -59,7 +59,7 @@ def _diagnosing(nice: int, stop: threading.Event, aside: bool = False) -> None:
     runs = [make_session(random.Random(7), f"work-{i}", "agent-work", 50)["events"] for i in range(50)]
     while not stop.is_set():
         if aside:
-            in_turn(_diagnosed, runs)
+            stepping_aside(_diagnosed, runs)
         else:
             for run in runs:
                 _diagnosed(run)

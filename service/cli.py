@@ -340,6 +340,7 @@ def ingest(
 
 
 RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
+TREE_BRANCH = "└ "  # a child run's id, under its parent's (repute runs --tree)
 
 
 def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -366,11 +367,13 @@ def list_runs(
     limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="runs to list")] = 50,
     cursor: CursorOption = None,
     every: AllFlag = False,
+    tree: Annotated[bool, typer.Option("--tree", help="each run with its agents' child runs under it")] = False,
     as_json: JsonFlag = False,
     wide: WideFlag = False,
 ) -> None:
     """List runs, newest first, a page at a time (the next page: --cursor, as the hint says; --all: every
-    run). An execution error has no trust: it shows its stage and reason instead."""
+    run). An execution error has no trust: it shows its stage and reason instead. With --tree, the runs of
+    a multi-agent run's other agents (SPEC §3.5) are listed under it."""
     filters = {
         "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
         "primary_failure": primary_failure, "status": status,
@@ -378,11 +381,25 @@ def list_runs(
     with api() as client:
         params = {name: str(value) for name, value in filters.items() if value}
         rows, more = _pages(client, "/v1/runs", "runs", params, Page(limit, cursor, every))
+        if tree:
+            rows = [_with_children(client, row) for row in rows if not row["parent_run_id"]]
     if as_json:
         print_json(rows)
     else:
-        print_table(out, RUN_COLUMNS, [_run_cells(row) for row in rows], wide, ids=("run_id", "identity"))
+        cells = [cells for row in rows for cells in _tree_cells(row)]
+        print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
     _more_hint(more, limit, "runs")
+
+
+def _with_children(client: "ApiClient", row: dict[str, Any]) -> dict[str, Any]:
+    children, _ = _pages(client, "/v1/runs", "runs", {"parent": row["run_id"]}, Page(LARGEST_PAGE, None, True))
+    return {**row, "child_runs": children}
+
+
+def _tree_cells(row: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The row's cells, then its child runs' (with --tree), each run id under its parent's."""
+    children = [_run_cells(child) for child in row.get("child_runs", [])]
+    return [_run_cells(row), *((TREE_BRANCH + cells[0], *cells[1:]) for cells in children)]
 
 
 LARGEST_PAGE = 1000  # the API's largest page of runs: --all reads in pages of this size

@@ -54,7 +54,7 @@ def listening_socket(config: uvicorn.Config) -> socket.socket:
     """uvicorn's listening socket, with TCP_NODELAY, which the connections it accepts inherit. uvicorn
     makes it with protocol 0, so asyncio leaves Nagle's algorithm on for those connections (it sets
     TCP_NODELAY on IPPROTO_TCP sockets only), and the body of a response, sent after its headers, waited
-    for the client's delayed ACK: 40 ms more on every request (GET /healthz took 44 ms, now 0.8 ms)."""
+    for the client's delayed ACK on every request."""
     listening = config.bind_socket()
     if listening.family in (socket.AF_INET, socket.AF_INET6):
         listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

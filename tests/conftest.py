@@ -87,13 +87,31 @@ def server_store(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> I
     store.close()
 
 
+def _database_beside(store: Store, database: str) -> Store:
+    """A store on another database of the same ClickHouse: the embedded engine, or the same server."""
+    if store.settings.embedded:
+        return Store(Settings(data_dir=store.settings.data_dir, database=database))
+    server = store.dsn.rsplit("/", 1)[0]
+    return Store(Settings(data_dir=store.settings.data_dir, clickhouse_url=f"{server}/{database}"))
+
+
 @pytest.fixture
 def fresh_database(embedded_store: Store) -> Iterator[Store]:
     """A database of its own on the embedded engine, to migrate step by step."""
-    database = f"migration_{uuid.uuid4().hex[:8]}"
-    store = Store(Settings(data_dir=embedded_store.settings.data_dir, database=database))
+    store = _database_beside(embedded_store, f"migration_{uuid.uuid4().hex[:8]}")
     yield store
-    store.client.command(f"DROP DATABASE IF EXISTS `{database}`")
+    store.client.command(f"DROP DATABASE IF EXISTS `{store.database}`")
+
+
+@pytest.fixture(scope="module", params=["embedded", "server"])
+def own_store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """A migrated database of the test module's own, on the embedded engine and on a server when one is
+    available: for tests that change what holds for a whole store (the half-life in force, merges, a
+    sweeper over every tenant), so that neither their change nor the other tests' data reach the other."""
+    store = _database_beside(request.getfixturevalue(f"{request.param}_store"), f"own_{uuid.uuid4().hex[:8]}")
+    migrate(store)
+    yield store
+    store.client.command(f"DROP DATABASE IF EXISTS `{store.database}`")
 
 
 @pytest.fixture(params=["embedded", "server"])

@@ -126,8 +126,9 @@ def seed(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
 
 @contextmanager
 def model_in_force(store: Store, tenant: str, model: Model) -> Iterator[None]:
-    """The model's credibilities for the tenant and its half-life for the store, which is global: the
-    flat model is put back on exit for the other tests."""
+    """The model's credibilities for the tenant and its half-life for the store, which every read of the
+    store takes (so a test module doing this has a store of its own: `own_store`); the flat model is put
+    back on exit for the module's next test."""
     now = datetime.now(UTC)
     for source, credibility in model.credibility.items():
         reputation_store.set_credibility(store, tenant, source, credibility, now)

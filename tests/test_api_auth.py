@@ -50,6 +50,29 @@ def test_every_route_needs_a_key(base_url: str) -> None:
         assert bad.status_code == 401, f"{method} {path} with an unknown key"
 
 
+@pytest.mark.parametrize("authorization", ["", "Bearer", "Basic dXNlcjpwYXNz", "rpt_x_y"])
+def test_a_missing_key_is_told_from_an_unknown_one(base_url: str, authorization: str) -> None:
+    """Broken on purpose: the check `kind != "bearer" or not key` made `and` → an empty bearer key or
+    another scheme is answered as an unknown key, and this test fails."""
+    response = httpx.get(f"{base_url}/v1/runs", headers={"Authorization": authorization} if authorization else {})
+    assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer"
+    assert response.json()["detail"] == "an API key is required: Authorization: Bearer <key>"
+
+
+def test_the_in_process_app_acts_as_its_principal_without_a_key(embedded_store, data_dir, tenant: str) -> None:
+    """The CLI's in-process client (`acting_as`) sends no key. Broken on purpose: the bearer scheme's
+    `auto_error` made True (service/api/auth.py) → FastAPI refuses every request without one: this fails."""
+    from service.api.app import create_app
+    from service.services.keys import Principal
+    from service.settings import Settings
+    from service.testing.live import serve_in_thread
+
+    principal = Principal("in-process", tenant, frozenset({"read"}))
+    with serve_in_thread(create_app(Settings(data_dir=data_dir), store=embedded_store, acting_as=principal)) as url:
+        response = httpx.get(f"{url}/v1/runs")
+    assert response.status_code == 200 and response.json()["runs"] == []
+
+
 def test_every_route_checks_its_scope(base_url: str, make_client, tenant: str) -> None:
     for method, path, concrete in _routes(base_url):
         if path in OPEN_ROUTES:

@@ -71,6 +71,8 @@ def test_the_fleet_pages_by_cursor(client: httpx.Client, embedded_store: Store) 
     refresh_scores(embedded_store)
     whole = client.get("/v1/identities").json()
     assert whole["next_cursor"] is None and len(whole["identities"]) == 5
+    # When the fleet table was computed, in UTC (the store's DateTime comes back without its zone).
+    assert whole["computed_at"].endswith("Z") and all(row["computed_at"].endswith("Z") for row in whole["identities"])
     paged, cursor = [], None
     while True:
         page = client.get("/v1/identities", params={"limit": 2, **({"cursor": cursor} if cursor else {})}).json()

@@ -39,7 +39,7 @@ def _finalize_streamed(client: httpx.Client, session: dict) -> httpx.Response:
         half = len(session["events"]) // 2
         for chunk in (session["events"][:half], session["events"][half:]):
             appended = client.post(f"/v1/runs/{session['run_id']}/events", json=chunk)
-            assert appended.status_code in (200, 409), appended.text
+            assert appended.status_code == 200, appended.text
     return client.post(f"/v1/runs/{session['run_id']}/finalize")
 
 
@@ -62,7 +62,7 @@ def test_eight_concurrent_clients_store_every_run_once(make_client, tenant: str)
                 again = client.post(f"/v1/runs/{session['run_id']}/finalize")
                 if again.json() != response.json():
                     failures.append(f"{session['run_id']}: a second finalize answered differently")
-            if response.status_code not in (200, 201, 409):
+            if response.status_code not in (200, 201):  # a repost of the same run is never a conflict
                 failures.append(f"{session['run_id']}: {response.status_code} {response.text[:200]}")
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]

@@ -123,7 +123,7 @@ def test_a_conflicting_repost_is_a_409_naming_what_differs(client: httpx.Client)
         assert conflict.headers["content-type"] == "application/problem+json"
         assert conflict.json()["errors"][0]["field"] == field and field in conflict.json()["detail"]
     both = client.post("/v1/sessions", json=_multi(identity="agent-other", events=events[:2])).json()
-    assert "identity, events" in both["detail"]
+    assert "identity, events" in both["detail"] and both["errors"][0]["field"] == "identity"  # the first named
 
     batch = client.post("/v1/sessions/batch", json=[_multi(run_id="brand-new"), cases["events"]])
     assert batch.status_code == 409 and batch.json()["errors"][0]["field"] == "sessions[1].events"
@@ -132,6 +132,20 @@ def test_a_conflicting_repost_is_a_409_naming_what_differs(client: httpx.Client)
     assert identical.status_code == 201 and [r["created"] for r in identical.json()["results"]] == [True, False]
     run = client.get("/v1/runs/run-multi-003").json()
     assert run["identity"] == "agent-atlas" and run["event_count"] == len(events)
+
+
+def test_an_open_run_is_not_taken_over(client: httpx.Client) -> None:
+    """Broken on purpose: `open_run`'s identity check inverted, or `ingest_sessions` not looking at the
+    states of the runs it is sent (services/runs.py) → this test fails."""
+    opened = client.post("/v1/runs", json={"run_id": "held-open", "identity": "agent-atlas"})
+    assert opened.status_code == 201
+    again = client.post("/v1/runs", json={"run_id": "held-open", "identity": "agent-atlas"})
+    assert again.status_code == 201 and again.json() == opened.json()  # the same run, unchanged
+    other = client.post("/v1/runs", json={"run_id": "held-open", "identity": "agent-other"})
+    assert other.status_code == 409 and "another identity" in other.json()["detail"]
+    whole = client.post("/v1/sessions", json=_multi(run_id="held-open"))
+    assert whole.status_code == 409 and "is open" in whole.json()["detail"]
+    assert client.get("/v1/runs/held-open").json()["status"] == "open"
 
 
 def test_a_streamed_run_posted_whole_again_is_compared_too(client: httpx.Client) -> None:

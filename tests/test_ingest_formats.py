@@ -26,8 +26,24 @@ def test_repute_ingest_stores_the_run_the_file_shows(cli_as, make_client, tenant
     assert ingested.exit_code == 0, ingested.output
     assert "1 files: 1 runs stored, 0 already present, 0 files failed" in ingested.stdout, ingested.stdout
     conversations = [conversation["value"] for conversation in facts["conversation_ids"]]
-    run = make_client(tenant).get(f"/v1/runs/{conversations[0] if conversations else facts['traces'][0]}").json()
-    assert (run["status"], run["kind"], run["tool_calls"]) == ("finalized", "trace", len(facts["tool_calls"]))
-    assert run["total_tokens"] == facts["total_tokens"]
+    client = make_client(tenant)
+    run_id = conversations[0] if conversations else facts["traces"][0]
+    run = client.get(f"/v1/runs/{run_id}").json()
+    children = client.get("/v1/runs", params={"parent": run_id}).json()["runs"]
+    runs = [run, *children]  # each agent's own run (SPEC §3.5), the whole trace between them
+    assert (run["status"], run["kind"]) == ("finalized", "trace")
+    assert sum(r["tool_calls"] for r in runs) == len(facts["tool_calls"])
+    assert sum(r["total_tokens"] for r in runs) == facts["total_tokens"]
+    assert len(runs) == len(_agents(facts)), [r["identity"] for r in runs]
     again = CliRunner().invoke(cli, ["ingest", str(REAL / name)])
     assert "0 runs stored, 1 already present" in again.stdout, again.stdout
+
+
+def _agents(facts: dict) -> set[str]:
+    """The identities of a file's agent spans (gen_ai.agent.id, else gen_ai.agent.name, else the span's
+    service), and the service's own when it has none: a run for each."""
+    named = {
+        agent["gen_ai.agent.id"] or agent["gen_ai.agent.name"] or agent["service_name"]
+        for agent in facts["agent_spans"]
+    }
+    return named or {"the root agent"}

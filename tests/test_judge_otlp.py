@@ -23,16 +23,10 @@ from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord as LogRecordProto
 from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs, ScopeLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
-from service.judge import (
-    DecodedBatch,
-    OTLPDecodeError,
-    decode_json_body,
-    decode_protobuf_body,
-    gunzip_body,
-    score_session,
-    to_run_events,
-)
+from service.judge import DecodedBatch, decode_json_body, decode_protobuf_body, score_session, to_run_events
 from service.judge.otlp_json import session_times
+from service.otlp.attributes import OTLPDecodeError
+from service.otlp.gzip import gunzip_body
 from tests.judge_support import fixture_lines
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -131,7 +131,7 @@ def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh
     store = fresh_database
     migrate(store)
     run = orjson.dumps(make_session(random.Random(3), "packed-1", "agent-p", 50))
-    ingest_each(store, [("t", session_inputs([parse_run(run)], store.settings)[0])], datetime.now(UTC), 0.7)
+    ingest_each(store, "t", session_inputs([parse_run(run)], store.settings), datetime.now(UTC), 0.7)
     parts = store.client.query(
         "SELECT table, part_storage_type FROM system.parts"
         " WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active",

@@ -21,12 +21,13 @@ from service.judge.otlp import make_record
 from service.judge.records import encode_record, record_id
 from service.services import runs
 from service.services.inputs import RunSpec
+from service.services.keys import create_key
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store import sessions as session_store
 from service.store.client import Store
 from service.testing.live import free_port, serve_in_thread, start_server_process, wait_until
-from service.vocab import RunKind
+from service.vocab import SCOPES, RunKind
 from tests.conftest import FIXTURES
 from tests.traces_support import proto_span, request_of
 
@@ -249,21 +250,26 @@ def _store_session_unchecked(store: Store, tenant: str, session_id: str, time_un
     run_store.insert_runs(store, [runs.new_record(tenant, spec, session_id, an_hour_ago)])
 
 
-def test_an_undiagnosable_session_never_stops_the_sweeper(make_client, embedded_store: Store, data_dir) -> None:
-    suffix = uuid.uuid4().hex[:8]
-    first, second = f"t_a_{suffix}", f"t_b_{suffix}"  # the sweeper meets the first tenant's session first
-    _store_session_unchecked(embedded_store, first, "p-1", YEAR_1971_NS)
-    owner = make_client(second)
-    assert _post_records(owner, "p-2", [T0]) == {}
+def _keyed_client(url: str, store: Store, tenant: str) -> httpx.Client:
+    key = create_key(store, tenant, list(SCOPES), "test", datetime.now(UTC)).key
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+
+
+def test_an_undiagnosable_session_never_stops_the_sweeper(own_store: Store, data_dir) -> None:
+    """On a database of its own: the sweeper finalizes every tenant's idle sessions, and its counts are
+    the store's, so the other tests' sessions would be swept and counted too."""
+    first, second = "t_a", "t_b"  # in one pass, the sweeper meets the first tenant's session first
+    _store_session_unchecked(own_store, first, "p-1", YEAR_1971_NS)
+    _store_session_unchecked(own_store, second, "p-2", T0)
 
     fast = Settings(data_dir=data_dir, session_idle_minutes=0.001, session_sweep_seconds=0.2)
-    with serve_in_thread(create_app(fast, store=embedded_store)) as url:
-        sweeping = httpx.Client(base_url=url, headers=owner.headers, timeout=60)
+    with serve_in_thread(create_app(fast, store=own_store)) as url:
+        sweeping = _keyed_client(url, own_store, second)
         assert wait_until(lambda: sweeping.get("/v1/runs/p-2").json()["status"] == "finalized", attempts=200)
-        metrics = sweeping.get("/metrics", headers=make_client("default", ("admin",)).headers).text
+        admin = _keyed_client(url, own_store, "default")  # /metrics is the operator's
+        metrics = sweeping.get("/metrics", headers=admin.headers).text
+        closed = _keyed_client(url, own_store, first).get("/v1/runs/p-1").json()
     assert 'repute_session_sweep_failures_total{outcome="undiagnosable"} 1.0' in metrics
-
-    closed = make_client(first).get("/v1/runs/p-1").json()
     assert closed["status"] == "finalized" and closed["execution_status"] == "execution_error"
     assert (closed["failure_stage"], closed["failure_reason_code"]) == ("evaluator", "evaluator_error")
     assert "events[0].timestamp" in closed["failure_message"]

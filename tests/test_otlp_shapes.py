@@ -51,4 +51,7 @@ def test_a_tempo_export_is_read_as_otlp(client: httpx.Client) -> None:
     assert response.status_code == 200 and response.json() == {}, response.text
     facts = FACTS[name]
     run = client.post(f"/v1/runs/{facts['conversation_ids'][0]['value']}/finalize").json()
-    assert (run["status"], run["tool_calls"], run["total_tokens"]) == ("finalized", 1, facts["total_tokens"])
+    children = [client.get(f"/v1/runs/{child['run_id']}").json() for child in run["child_runs"]]
+    runs = [run, *children]  # the controller's run, and helm_agent's own (SPEC §3.5)
+    assert run["status"] == "finalized" and sum(r["tool_calls"] for r in runs) == 1
+    assert sum(r["total_tokens"] for r in runs) == facts["total_tokens"]

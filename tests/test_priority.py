@@ -1,9 +1,7 @@
-"""Reads first (service.priority): the write path's Python takes turns, steps aside only while reads are
-in flight, and the API counts its reads (GET, HEAD) exactly while they run."""
+"""Reads first (service.priority): the write path's Python steps aside only while reads are in flight, and
+the API counts its reads (GET, HEAD) exactly while they run."""
 
 import asyncio
-import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,57 +15,17 @@ from starlette.routing import Route
 from service import priority
 from service.api.app import create_app
 from service.api.reads_first import ReadsFirstMiddleware
-from service.priority import in_turn, reads
+from service.priority import reads, stepping_aside
 from service.settings import Settings
-
-
-def test_writers_python_runs_one_thread_at_a_time() -> None:
-    inside, most, guard = 0, 0, threading.Lock()
-
-    def work(item: int) -> int:
-        nonlocal inside, most
-        with guard:
-            inside += 1
-            most = max(most, inside)
-        time.sleep(0.001)  # gives the interpreter's lock away: without turns another writer would come in
-        with guard:
-            inside -= 1
-        return item * 2
-
-    results: dict[int, list[int]] = {}
-
-    def writer(number: int) -> None:
-        results[number] = in_turn(work, range(number * 10, number * 10 + 10))
-
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert most == 1
-    assert results == {n: [i * 2 for i in range(n * 10, n * 10 + 10)] for n in range(4)}
-
-
-def test_a_failing_write_gives_its_turn_up() -> None:
-    def fail(_: int) -> int:
-        raise ValueError("bad run")
-
-    with pytest.raises(ValueError, match="bad run"):
-        in_turn(fail, [1])
-    assert in_turn(str, [1, 2]) == ["1", "2"]
-
-
-def test_a_turn_inside_a_turn_is_the_same_turn() -> None:
-    assert in_turn(lambda n: in_turn(str, range(n)), [2, 1]) == [["0", "1"], ["0"]]
 
 
 def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
     pauses: list[float] = []
     monkeypatch.setattr(priority, "time", SimpleNamespace(sleep=pauses.append))  # this module's clock only
-    in_turn(str, range(3))
+    assert stepping_aside(str, range(3)) == ["0", "1", "2"]
     assert pauses == []
     with reads.reading():
-        in_turn(str, range(3))
+        stepping_aside(str, range(3))
     assert pauses == [0, 0, 0]
     assert reads.count == 0
 

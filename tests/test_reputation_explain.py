@@ -20,6 +20,14 @@ from tests.reputation_oracle import (
 )
 from tests.reputation_seed import MODELS, model_in_force, seed
 
+
+@pytest.fixture
+def store(own_store: Store) -> Store:
+    """These tests put a half-life in force, which every read of a store takes: a database of this
+    module's own."""
+    return own_store
+
+
 TOLERANCE = 1e-9  # reported figures are rounded to 9 decimals
 
 

@@ -14,6 +14,13 @@ from tests.reputation_seed import BURSTS, MODELS, arrival, model_in_force, rando
 
 
 @pytest.fixture
+def store(own_store: Store) -> Store:
+    """These tests put a half-life in force, which every read of a store takes: a database of this
+    module's own."""
+    return own_store
+
+
+@pytest.fixture
 def seeded(store: Store, tenant: str) -> tuple[list[dict[str, Any]], date]:
     return seed(store, tenant)
 

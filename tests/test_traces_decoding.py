@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.judge import OTLPDecodeError
+from service.otlp.attributes import OTLPDecodeError
 from service.traces import (
     DecodedSpans,
     InflatedTooLarge,

@@ -796,3 +796,38 @@ def test_a_phone_reads_every_event_without_scrolling_sideways(browser: Browser, 
     explorer.screenshot("ui-phone-events.png")
     page.context.close()
     assert explorer.errors == [], explorer.errors
+
+
+def test_the_run_page_shows_the_agent_tree_linked_both_ways(
+    browser: Browser, base_url: str, embedded_store: Store
+) -> None:
+    """A multi-agent run (SPEC §3.5): the parent lists each agent's run with its verdict; a child links back.
+    In a tenant of its own, so the seeded tenant's fleet stays as the other tests count it."""
+    from tests.test_multi_agent_api import _post, record_three_agents
+
+    tenant = _tenant(base_url, embedded_store)
+    conversation = f"conv-{uuid.uuid4().hex[:12]}"
+    _post(tenant.api, record_three_agents(conversation))
+    parent = tenant.api.post(f"/v1/runs/{conversation}/finalize").json()
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open(f"#/runs/{conversation}")
+    tree = explorer.page.locator('[data-field="agent-tree"]')
+    for child in parent["child_runs"]:
+        item = tree.locator(f'li[data-run="{child["run_id"]}"]')
+        assert child["identity"] in item.inner_text()
+        assert format_readiness(child["readiness_level"]) in item.inner_text().lower()
+    researcher = tree.locator(f'li[data-run="{conversation}:researcher"] a.run-link')
+    explorer.follow(researcher)
+    assert conversation in explorer.field("parent-run")
+    explorer.follow(explorer.page.locator('[data-field="parent-run"] a.run-link'))
+    assert explorer.page.locator('[data-field="agent-tree"]').count() == 1
+    explorer.open("#/identities/researcher")  # the agent page names the run its run was part of
+    reference = explorer.page.locator(f'li[data-reference="{conversation}:researcher"]')
+    assert reference.locator("a.parent-link").get_attribute("href") == f"#/runs/{conversation}"
+    explorer.page.context.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def format_readiness(level: str) -> str:
+    """How a readiness badge reads (its words, lower case)."""
+    return level.replace("_", " ")

@@ -3,6 +3,7 @@ into a fresh virtualenv (dependencies from the package index) it migrates, serve
 from a directory outside the source tree. Building and installing take about a minute."""
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -22,13 +23,17 @@ from tests.conftest import FIXTURES
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGED_FOLDERS = ("migrations", "sql")  # top-level folders shipped as service/<folder>
 READY_WITHIN_SECONDS = 180
+LEFT_OUT_OF_THE_COPY = (".git", ".venv", "build", "dist", "*.egg-info", ".repute", "__pycache__", ".hypothesis")
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    """Built from a copy of the checkout without its build leftovers: setuptools reuses a `build/` folder,
+    which would carry files removed or renamed since (a migration renumbered, say) into the wheel."""
+    source, out = tmp_path_factory.mktemp("source") / "repute", tmp_path_factory.mktemp("wheel")
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(*LEFT_OUT_OF_THE_COPY))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(ROOT), "-w", str(out)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(source), "-w", str(out)],
         check=True,
         capture_output=True,
     )

@@ -3,8 +3,8 @@
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
+from functools import partial
 
-from anyio import CapacityLimiter
 from fastapi import FastAPI
 
 from service import __version__
@@ -31,10 +31,12 @@ from service.api.routers import (
     ui,
 )
 from service.api.state import StoreHolder
+from service.api.writes import Writes
 from service.deadlines import Deadlines
 from service.periodic import Periodic
 from service.services.keys import Principal
-from service.services.sessions import finalize_idle
+from service.services.log_sessions import finalize_idle
+from service.services.runs import InTurn
 from service.services.traces import finalize_due, finalize_if_settled
 from service.settings import Settings, get_settings
 from service.store.client import Store
@@ -45,17 +47,24 @@ Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`.
 `application/problem+json` and name the offending field."""
 
 
-def start_session_sweeper(store: Callable[[], Store], settings: Settings, metrics: Metrics) -> Periodic:
+def in_turn_of(writes: Writes) -> InTurn:
+    """How a background job writes: in the tenant's turn of the write pool, waiting for the answer."""
+    return lambda tenant, write: writes.submit(tenant, write).result()
+
+
+def start_session_sweeper(store: Callable[[], Store], settings: Settings, metrics: Metrics, writes: Writes) -> Periodic:
     """Finalizes OTLP log sessions idle for `session_idle_minutes`, and trace-born runs that settled
-    (root span in, nothing for `trace_settle_seconds`) or went idle. Its state is the store itself (open
-    runs and their last record or span), so a restart picks up where it left off."""
+    (root span in, nothing for `trace_settle_seconds`) or went idle, each in its tenant's turn of the write
+    pool. Its state is the store itself (open runs and their last record or span), so a restart picks up
+    where it left off."""
     idle = timedelta(minutes=settings.session_idle_minutes)
     settle = timedelta(seconds=settings.trace_settle_seconds)
+    in_turn = in_turn_of(writes)
 
     def sweep(now: datetime) -> None:
         for done in (
-            finalize_idle(store(), now, idle, settings.quality_pass_threshold),
-            finalize_due(store(), now, settle, idle, settings.quality_pass_threshold),
+            finalize_idle(store(), now, idle, settings.quality_pass_threshold, in_turn),
+            finalize_due(store(), now, settle, idle, settings.quality_pass_threshold, in_turn),
         ):
             metrics.runs_finalized.inc(done.finalized + done.undiagnosable)
             metrics.sweep_failures.labels("undiagnosable").inc(done.undiagnosable)
@@ -64,7 +73,9 @@ def start_session_sweeper(store: Callable[[], Store], settings: Settings, metric
     return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
 
 
-def settle_timer(store: Callable[[], Store], settings: Settings, metrics: Metrics) -> Deadlines[tuple[str, str]]:
+def settle_timer(
+    store: Callable[[], Store], settings: Settings, metrics: Metrics, writes: Writes
+) -> Deadlines[tuple[str, str]]:
     """Finalizes a trace-born run `trace_settle_seconds` after its last span once its root has arrived
     (SPEC §3.4: within about a second, not at the sweeper's pace). The receiver sets each run's deadline;
     the sweeper catches up after a restart. Started with the server (an in-process app has none running:
@@ -72,7 +83,9 @@ def settle_timer(store: Callable[[], Store], settings: Settings, metrics: Metric
     settle = timedelta(seconds=settings.trace_settle_seconds)
 
     def due(key: tuple[str, str], now: datetime) -> datetime | None:
-        settling = finalize_if_settled(store(), *key, now, settle, settings.quality_pass_threshold)
+        tenant, run_id = key
+        check = partial(finalize_if_settled, store(), tenant, run_id, now, settle, settings.quality_pass_threshold)
+        settling = writes.submit(tenant, check).result()
         metrics.runs_finalized.inc(settling.finalized)
         return settling.look_again
 
@@ -90,7 +103,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
-        app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics)
+        app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics, app.state.writes)
         app.state.settle_timer.start()
         try:
             yield
@@ -98,6 +111,7 @@ def create_app(
             for worker in (app.state.alert_evaluator, app.state.session_sweeper, app.state.settle_timer):
                 if worker is not None:
                     worker.stop()
+            app.state.writes.stop()
             holder.close()
 
     app = FastAPI(
@@ -107,9 +121,10 @@ def create_app(
     app.state.acting_as = acting_as
     app.state.store_holder = holder
     app.state.metrics = Metrics()
-    app.state.write_limiter = CapacityLimiter(settings.write_concurrency)
-    app.state.single_runs = sessions.single_run_writer(holder, settings)
-    app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics)
+    # Each tenant runs at most `write_concurrency` writes at once, and one worker more is left for others.
+    app.state.writes = Writes(workers=settings.write_concurrency + 1, per_tenant=settings.write_concurrency)
+    app.state.posted_runs = sessions.posted_runs(holder, settings)
+    app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics, app.state.writes)
     errors.install(app)
     for module in (health, status, sessions, runs, logs, traces, reputation, profiles, suites, keys, alerts):
         app.include_router(module.router)

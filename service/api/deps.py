@@ -1,15 +1,16 @@
 """What routers take from a request: the store, the settings, the metrics, the caller (by scope), now."""
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
-from anyio import CapacityLimiter
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
 from service.api import auth
 from service.api.metrics import Metrics
+from service.api.writes import Writes
 from service.services.keys import Principal
 from service.settings import Settings
 from service.store.client import Store
@@ -34,8 +35,8 @@ async def _now() -> datetime:
     return datetime.now(UTC)
 
 
-async def _write_limiter(request: Request) -> CapacityLimiter:
-    return request.app.state.write_limiter
+async def _writes(request: Request) -> Writes:
+    return request.app.state.writes
 
 
 def _recording_tenant(scope_dependency: Callable[..., Principal]) -> Callable[..., Awaitable[Principal]]:
@@ -52,9 +53,25 @@ StoreDep = Annotated[Store, Depends(_store)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 MetricsDep = Annotated[Metrics, Depends(_metrics)]
 Now = Annotated[datetime, Depends(_now)]
-# Finalizing is CPU work (parsing, diagnosis, rows) and engine writes: a few at a time keep both cores
-# busy, and the rest queue on the event loop instead of crowding the reads out of the interpreter.
-WriteLimiter = Annotated[CapacityLimiter, Depends(_write_limiter)]
+WritesDep = Annotated[Writes, Depends(_writes)]
+
+
+@dataclass(frozen=True)
+class Writing:
+    """What a write route hands its job: the write pool, the store, the settings, the metrics, the time."""
+
+    writes: Writes
+    store: Store
+    settings: Settings
+    metrics: Metrics
+    now: datetime
+
+
+async def _writing(writes: WritesDep, store: StoreDep, settings: SettingsDep, metrics: MetricsDep, now: Now) -> Writing:
+    return Writing(writes, store, settings, metrics, now)
+
+
+WritingDep = Annotated[Writing, Depends(_writing)]
 Ingest = Annotated[Principal, Depends(_recording_tenant(auth.ingest))]
 Read = Annotated[Principal, Depends(_recording_tenant(auth.read))]
 Admin = Annotated[Principal, Depends(_recording_tenant(auth.admin))]

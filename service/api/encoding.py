@@ -1,5 +1,5 @@
 """A request body's Content-Encoding, on every route: none (or `identity`) or gzip. The OTLP receivers
-inflate theirs while decoding (service.judge.gunzip_body); every other route reads its body inflated
+inflate theirs while decoding (service.otlp.gzip.gunzip_body); every other route reads its body inflated
 (service.api.routing). Any other encoding is refused with a 415 that names it."""
 
 from starlette.requests import Request

@@ -13,11 +13,13 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from service.api import otlp_http
 from service.diagnosis import InputError
 from service.errors import ClientError, Conflict, NotFound, StoreUnavailable, field_path
 
 PROBLEM_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 5
+STORE_DOWN = "the store is unavailable; retry later"
 log = logging.getLogger("repute.api")
 
 
@@ -115,18 +117,20 @@ def install(app: FastAPI) -> None:
 
 
 def _store_down(request: Request, exc: Exception) -> Response:
+    """503 with Retry-After: as a google.rpc.Status on the OTLP receivers (what exporters read), else a problem."""
     log.warning("store unavailable: %s", exc)
     request.app.state.metrics.store_errors.inc()
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-    return problem_response(
-        request, 503, "Service Unavailable", "the store is unavailable; retry later", headers=headers
-    )
+    if request.url.path in otlp_http.OTLP_PATHS:
+        return otlp_http.unavailable(STORE_DOWN, otlp_http.sends_protobuf(request), headers)
+    return problem_response(request, 503, "Service Unavailable", STORE_DOWN, headers=headers)
 
 
+# The statuses that reach `_title`: client errors, Starlette's own 404 and 405, problems sent by middleware
+# (the others name their title where they are raised).
 _TITLES = {
-    400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-    409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
-    429: "Too Many Requests", 503: "Service Unavailable",
+    400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+    422: "Unprocessable Content",
 }  # fmt: skip
 
 

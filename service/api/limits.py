@@ -17,8 +17,7 @@ def _too_large(scope: Scope, max_bytes: int) -> Response:
     detail = f"the request body exceeds {max_bytes} bytes; the limit is the setting REPUTE_MAX_BODY_BYTES"
     request = Request(scope)
     if scope["path"] in otlp_http.OTLP_PATHS:
-        protobuf = otlp_http.media_type(request.headers.get("content-type")) == otlp_http.PROTOBUF
-        return otlp_http.refusal(413, detail, protobuf)
+        return otlp_http.refusal(413, detail, otlp_http.sends_protobuf(request))
     return problem_response(request, 413, "Content Too Large", detail)
 
 

@@ -1,8 +1,9 @@
 """OTLP/HTTP as both receivers speak it (/v1/logs, /v1/traces): JSON or protobuf, optionally gzip;
 answers in the request's encoding. A request refused whole (400 undecodable, 413 over a limit, 415
-neither JSON nor protobuf, or encoded otherwise than with gzip) gets a google.rpc.Status, as OTLP/HTTP
-clients expect, not problem+json."""
+neither JSON nor protobuf, or encoded otherwise than with gzip; 503 with Retry-After while the store is
+unavailable) gets a google.rpc.Status, as OTLP/HTTP clients expect, not problem+json."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from service.services.inputs import Received, check_request_size
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 OTLP_PATHS = frozenset({"/v1/logs", "/v1/traces"})
-INVALID_ARGUMENT, RESOURCE_EXHAUSTED = 3, 8  # google.rpc.Code
+INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE = 3, 8, 14  # google.rpc.Code
 
 
 def request_body_schema(resource_key: str) -> dict[str, Any]:
@@ -60,6 +61,10 @@ def media_type(content_type: str | None) -> str:
     return (content_type or JSON).split(";")[0].strip().lower()
 
 
+def sends_protobuf(request: Request) -> bool:
+    return media_type(request.headers.get("content-type")) == PROTOBUF
+
+
 async def read_body(request: Request) -> OtlpBody:
     content_type = media_type(request.headers.get("content-type"))
     if content_type not in (JSON, PROTOBUF):
@@ -83,15 +88,20 @@ def check_request_items(count: int, max_items: int, unit: str, protobuf: bool) -
         raise Refused(413, str(exc), protobuf) from exc
 
 
-def encode(message: Any, protobuf: bool, status: int) -> Response:
+def encode(message: Any, protobuf: bool, status: int, headers: Mapping[str, str] | None = None) -> Response:
     if protobuf:
-        return Response(message.SerializeToString(), status_code=status, media_type=PROTOBUF)
-    return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON)
+        return Response(message.SerializeToString(), status_code=status, media_type=PROTOBUF, headers=headers)
+    return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON, headers=headers)
 
 
 def refusal(status: int, message: str, protobuf: bool) -> Response:
     code = RESOURCE_EXHAUSTED if status == 413 else INVALID_ARGUMENT
     return encode(status_pb2.Status(code=code, message=message), protobuf, status)
+
+
+def unavailable(message: str, protobuf: bool, headers: Mapping[str, str]) -> Response:
+    """503 UNAVAILABLE: an exporter retries it, after `Retry-After` (in `headers`)."""
+    return encode(status_pb2.Status(code=UNAVAILABLE, message=message), protobuf, 503, headers)
 
 
 def bad_request(message: str, protobuf: bool) -> Response:

@@ -1,5 +1,6 @@
 """The route class of every route: the caller's key and scope are checked before anything reads the
-body (see service.api.auth); then bodies are parsed off the event loop when large, and with orjson:
+body (see service.api.auth); then bodies are parsed in the write pool when large (every body is a
+write's: service.api.writes, in the caller's tenant's turn), and with orjson:
 it rejects NaN and Infinity, integers beyond 64 bits and nesting beyond its depth limit with a decode
 error, which the API answers as a 400 (service/api/errors.py).
 
@@ -10,21 +11,20 @@ inflated on every route (the OTLP receivers inflate their own); another encoding
 """
 
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, TypeVar
 
 import orjson
 from fastapi import Request, Response
-from fastapi.concurrency import run_in_threadpool
 from fastapi.routing import APIRoute
 from starlette.types import Scope
 
-from service.api.auth import required_scope, resolve_caller
+from service.api.auth import CALLER, required_scope, resolve_caller
 from service.api.encoding import GZIP, UnsupportedEncoding, body_encoding
 from service.api.errors import Problem
 from service.api.otlp_http import OTLP_PATHS
-from service.judge import OTLPDecodeError, gunzip_body
-from service.judge.otlp import InflatedTooLarge
-from service.priority import writers_turn
+from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
+from service.otlp.gzip import gunzip_body
 
 _JSON = b"application/json"
 Parsed = TypeVar("Parsed")
@@ -32,21 +32,16 @@ Parsed = TypeVar("Parsed")
 INLINE_PARSE_BYTES = 64 * 1024
 
 
-async def parse_off_loop(data: bytes, parse: Callable[[bytes], Parsed]) -> Parsed:
-    """`data` as `parse` reads it; large data is parsed in a worker thread, so the event loop keeps
-    serving other requests meanwhile, and in the writers' turn (every body is a write's)."""
+async def parse_off_loop(request: Request, data: bytes, parse: Callable[[bytes], Parsed]) -> Parsed:
+    """`data` as `parse` reads it; large data is parsed in the write pool, in the caller's tenant's turn,
+    so the event loop keeps serving other requests meanwhile and no thread the reads need waits."""
     if len(data) <= INLINE_PARSE_BYTES:
         return parse(data)
-    return await run_in_threadpool(_parse_in_turn, parse, data)
-
-
-def _parse_in_turn(parse: Callable[[bytes], Parsed], data: bytes) -> Parsed:
-    with writers_turn:
-        return parse(data)
+    return await request.app.state.writes.run(request.scope[CALLER].tenant, partial(parse, data))
 
 
 async def parse_body(request: Request, parse: Callable[[bytes], Parsed]) -> Parsed:
-    return await parse_off_loop(await request.body(), parse)
+    return await parse_off_loop(request, await request.body(), parse)
 
 
 class OrjsonRequest(Request):
@@ -62,7 +57,7 @@ class OrjsonRequest(Request):
         if not data:
             return
         try:
-            inflated = await parse_off_loop(data, lambda gzipped: gunzip_body(gzipped, max_bytes))
+            inflated = await parse_off_loop(self, data, partial(gunzip_body, max_bytes=max_bytes))
         except InflatedTooLarge as exc:
             raise Problem(413, "Content Too Large", f"{exc}; the limit is the setting REPUTE_MAX_BODY_BYTES") from exc
         except OTLPDecodeError as exc:

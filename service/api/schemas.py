@@ -66,6 +66,18 @@ class RunSummary(BaseModel):
     event_count: int
     tool_calls: int
     total_tokens: int
+    parent_run_id: str | None = Field(description="the run this one is part of (SPEC §3.5), null when none")
+
+
+class ChildRun(BaseModel):
+    """A child run's verdict, as its parent shows it (SPEC §3.5)."""
+
+    run_id: str
+    identity: str
+    status: str
+    execution_status: str
+    trust_score: int | None
+    readiness_level: str | None
 
 
 MAX_TOKENS_THRESHOLD = 10**15  # a run of 100,000 events of 10^12 tokens each totals 10^17
@@ -86,6 +98,7 @@ class ProfileThresholds(Thresholds):
 
 
 class RunDetail(RunSummary):
+    child_runs: list[ChildRun] = Field(description="the runs of the other agents of a multi-agent run (SPEC §3.5)")
     metadata: dict[str, Any]
     failure_message: str
     started_at: datetime | None

@@ -31,6 +31,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS = timedelta(milliseconds=1)
 
 
+RunEvent = dict[str, Any]  # a run event as sent (SPEC §3.1), or as telemetry is mapped to one
+
+
 class Event(NamedTuple):
     """One run event. `data` is the caller's object itself (not a copy): treat it as read-only.
 

@@ -16,7 +16,7 @@ from service.diagnosis.events import Event, json_kind, normalize_events
 MAX_DEPTH = 64  # nesting levels of the whole document; deeper input is refused before anything walks it
 _BOM = b"\xef\xbb\xbf"
 _CONTAINERS = frozenset({dict, list})
-_STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id", "profile")
+_STRING_FIELDS = ("run_id", "identity", "agent_id", "suite", "task_id", "profile", "parent_run_id")
 RUN_SHAPES = 'expected a JSON array of events, an object with an "events" array, or NDJSON'
 BATCH_SHAPES = 'expected a JSON array of runs, an object with a "sessions" array, or NDJSON of runs'
 
@@ -33,6 +33,7 @@ class RunInput:
     metadata: dict[str, Any] = field(default_factory=dict)
     execution: dict[str, Any] | None = None
     profile: str | None = None  # the diagnosis profile the run names itself (SPEC §4.1)
+    parent_run_id: str | None = None  # the run this one is part of (SPEC §3.5)
     events: list[dict[str, Any]] = field(default_factory=list)
     # The events as validated by parsing, so callers need not normalize them again.
     normalized: list[Event] | None = field(default=None, compare=False, repr=False)
@@ -160,6 +161,7 @@ def _run_of(document: Mapping[str, Any], prefix: str) -> RunInput:
         metadata=_optional(document, "metadata", dict, "an object", prefix) or {},
         execution=_optional(document, "execution", dict, "an object", prefix),
         profile=strings["profile"],
+        parent_run_id=strings["parent_run_id"],
         events=events,
         normalized=normalized,
     )

@@ -41,11 +41,11 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis.events import DEFAULT_TYPE, canonical_type
-from service.judge.otlp import Attributes, AttributeValue, LogRecord
-from service.judge.values import as_decimal, as_int, is_true
+from service.diagnosis.events import DEFAULT_TYPE, RunEvent, canonical_type
+from service.judge.otlp import LogRecord
+from service.otlp.attributes import Attributes, AttributeValue
+from service.otlp.values import as_decimal, as_int, is_true
 
-RunEvent = dict[str, Any]
 DIGEST_CHARS = 16
 COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "duration_ms")
 ERROR_COUNTS = ("status_code", "attempt", "duration_ms")

@@ -2,7 +2,8 @@
 
 from collections.abc import Sequence
 
-from service.judge.otlp import Attributes, LogRecord
+from service.judge.otlp import LogRecord
+from service.otlp.attributes import Attributes
 
 DEFAULT_IDENTITY_ATTRIBUTES: tuple[str, ...] = ("gen_ai.agent.id", "agent.id", "masque", "service.name")
 

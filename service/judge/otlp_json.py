@@ -10,60 +10,30 @@ fit makes the whole request malformed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Annotated, Generic, TypeVar
+from collections.abc import Iterator
+from typing import Generic, TypeVar
 
 import msgspec
 
-from service.judge.otlp import (
-    INT64_MAX,
-    INT64_MIN,
-    MAX_VALUE_DEPTH,
-    SESSION_ID,
-    Attributes,
-    AttributeValue,
-    DecodedBatch,
-    OTLPDecodeError,
-    make_record,
-    record_time,
-    session_id_text,
+from service.judge.otlp import SESSION_ID, DecodedBatch, make_record, record_time, session_id_text
+from service.otlp.attributes import OTLPDecodeError
+from service.otlp.json_values import (
+    UNDECODABLE,
+    AnyValue,
+    KeyValue,
+    Message,
+    Resource,
+    UnixNanos,
+    attributes_of,
+    decode_tolerating_items,
+    value_of,
 )
 from service.otlp.shapes import OTLP_LOGS, foreign_body
 
-Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
-# fixed64 in the proto; msgspec bounds only fit int64, which reaches the year 2262.
-UnixNanos = Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
 RecordT = TypeVar("RecordT")
 
 
-class _Message(msgspec.Struct, rename="camel", gc=False):
-    """Fields named as in the proto, read from their camelCase JSON names."""
-
-
-class AnyValue(_Message):
-    string_value: str | None = None
-    bool_value: bool | None = None
-    int_value: Int64 | None = None
-    double_value: float | None = None
-    array_value: ArrayValue | None = None
-    kvlist_value: KeyValueList | None = None
-    bytes_value: str | None = None
-
-
-class ArrayValue(_Message):
-    values: list[AnyValue | None] | None = None
-
-
-class KeyValue(_Message):
-    key: str
-    value: AnyValue | None = None
-
-
-class KeyValueList(_Message):
-    values: list[KeyValue] | None = None
-
-
-class LogRecordJson(_Message):
+class LogRecordJson(Message):
     time_unix_nano: UnixNanos | None = None
     observed_time_unix_nano: UnixNanos | None = None
     event_name: str | None = None
@@ -71,20 +41,16 @@ class LogRecordJson(_Message):
     attributes: list[KeyValue] | None = None
 
 
-class ScopeLogs(_Message, Generic[RecordT]):
+class ScopeLogs(Message, Generic[RecordT]):
     log_records: list[RecordT] | None = None
 
 
-class Resource(_Message):
-    attributes: list[KeyValue] | None = None
-
-
-class ResourceLogs(_Message, Generic[RecordT]):
+class ResourceLogs(Message, Generic[RecordT]):
     resource: Resource | None = None
     scope_logs: list[ScopeLogs[RecordT]] | None = None
 
 
-class ExportLogsServiceRequest(_Message, Generic[RecordT]):
+class ExportLogsServiceRequest(Message, Generic[RecordT]):
     resource_logs: list[ResourceLogs[RecordT]] | None = None
 
 
@@ -115,39 +81,9 @@ def session_times(data: bytes | str) -> tuple[list[tuple[str | None, int | None]
                 session_value = pair.value  # the last one wins, as in a dict
         # Most session ids are strings: they are read without a call.
         text = session_value.string_value if session_value is not None else None
-        session_id = text or session_id_text(_value(session_value))
+        session_id = text or session_id_text(value_of(session_value))
         times.append((session_id, record_time(raw.time_unix_nano, raw.observed_time_unix_nano)))
     return times, rejected
-
-
-Typed = TypeVar("Typed")
-Raw = TypeVar("Raw")
-
-
-# msgspec raises UnicodeDecodeError for invalid UTF-8 inside a string, DecodeError for the rest.
-UNDECODABLE = (msgspec.DecodeError, RecursionError, UnicodeDecodeError)
-
-
-def decode_tolerating_items(
-    data: bytes | str,
-    typed: msgspec.json.Decoder[Typed],
-    raw: msgspec.json.Decoder[Raw],
-    rebuild: Callable[[Raw], Typed],
-    malformed: Callable[[Exception], Exception],
-) -> Typed:
-    """An OTLP/JSON request decoded as `typed`; when an item inside does not fit the schema, decoded as
-    `raw` (items left as msgspec.Raw) and rebuilt item by item, so one bad item rejects itself, not the
-    request. A body that is not JSON (invalid UTF-8 included), or nests too deep, raises `malformed(error)`."""
-    try:
-        return typed.decode(data)
-    except msgspec.ValidationError:
-        pass
-    except UNDECODABLE as error:
-        raise malformed(error) from None
-    try:
-        return rebuild(raw.decode(data))
-    except UNDECODABLE as error:
-        raise malformed(error) from None
 
 
 def _decode_request(data: bytes | str) -> ExportLogsServiceRequest[LogRecordJson | None]:
@@ -200,7 +136,7 @@ def _batch(request: ExportLogsServiceRequest[LogRecordJson | None]) -> DecodedBa
     append = batch.records.append
     for resource_logs in request.resource_logs or ():
         resource = resource_logs.resource
-        resource_attributes = _attributes(resource.attributes if resource is not None else None)
+        resource_attributes = attributes_of(resource.attributes if resource is not None else None)
         for scope_logs in resource_logs.scope_logs or ():
             for raw in scope_logs.log_records or ():
                 if raw is None:
@@ -213,38 +149,8 @@ def _batch(request: ExportLogsServiceRequest[LogRecordJson | None]) -> DecodedBa
                         raw.observed_time_unix_nano,
                         raw.event_name,
                         body.string_value if body is not None else None,
-                        _attributes(raw.attributes),
+                        attributes_of(raw.attributes),
                         resource_attributes,
                     )
                 )
     return batch
-
-
-def _attributes(pairs: list[KeyValue] | None, depth: int = 0) -> Attributes:
-    # Most values are strings: they are read inline, without a call.
-    return {
-        pair.key: (
-            text
-            if (value := pair.value) is not None and (text := value.string_value) is not None
-            else _value(value, depth)
-        )
-        for pair in pairs or ()
-    }
-
-
-def _value(value: AnyValue | None, depth: int = 0) -> AttributeValue:
-    if value is None or depth > MAX_VALUE_DEPTH:
-        return None
-    if value.string_value is not None:
-        return value.string_value
-    if value.int_value is not None:
-        return value.int_value
-    if value.bool_value is not None:
-        return value.bool_value
-    if value.double_value is not None:
-        return value.double_value
-    if value.array_value is not None:
-        return [_value(item, depth + 1) for item in value.array_value.values or ()]
-    if value.kvlist_value is not None:
-        return _attributes(value.kvlist_value.values, depth + 1)
-    return value.bytes_value

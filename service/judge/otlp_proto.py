@@ -1,22 +1,12 @@
 """OTLP/HTTP protobuf logs bodies, decoded into the same records as their JSON form."""
 
-import base64
-from collections.abc import Iterable
-
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord as LogRecordProto
 
-from service.judge.otlp import (
-    MAX_VALUE_DEPTH,
-    Attributes,
-    AttributeValue,
-    DecodedBatch,
-    LogRecord,
-    OTLPDecodeError,
-    make_record,
-)
+from service.judge.otlp import DecodedBatch, LogRecord, make_record
+from service.otlp.attributes import Attributes, OTLPDecodeError
+from service.otlp.proto_values import attributes_of
 
 
 def decode_protobuf_body(data: bytes) -> DecodedBatch:
@@ -44,21 +34,3 @@ def _record(raw: LogRecordProto, resource_attributes: Attributes) -> LogRecord:
         attributes_of(raw.attributes),
         resource_attributes,
     )
-
-
-def attributes_of(pairs: Iterable[KeyValue], depth: int = 0) -> Attributes:
-    """OTLP key-values as plain values: the one reading of attribute values, for logs and traces."""
-    return {pair.key: _value(pair.value, depth) for pair in pairs}
-
-
-def _value(value: AnyValue, depth: int = 0) -> AttributeValue:
-    if depth > MAX_VALUE_DEPTH:
-        return None
-    kind = value.WhichOneof("value")
-    if kind == "array_value":
-        return [_value(item, depth + 1) for item in value.array_value.values]
-    if kind == "kvlist_value":
-        return attributes_of(value.kvlist_value.values, depth + 1)
-    if kind == "bytes_value":
-        return base64.b64encode(value.bytes_value).decode("ascii")
-    return getattr(value, kind) if kind else None

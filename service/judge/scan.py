@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import BinaryIO, Generic, Protocol, Self, TypeVar
 
 from service.judge.identity import DEFAULT_IDENTITY_ATTRIBUTES, IdentityRule
-from service.judge.otlp import OTLPDecodeError
 from service.judge.otlp_json import decode_json_body, session_times
 from service.judge.score import SessionAccumulator, SessionScore
 from service.judge.sessions import SessionIndex
+from service.otlp.attributes import OTLPDecodeError
 
 MIN_RANGE_BYTES = 8 * 1024 * 1024
 RANGES_PER_WORKER = 4  # several per worker, so that a worker slowed down does not hold up the end

@@ -16,7 +16,7 @@ from service.judge.identity import DEFAULT_IDENTITY_RULE, IdentityRule
 from service.judge.otlp import LogRecord
 from service.judge.report import Layout, render_yaml
 from service.judge.rounding import r, round_half_away
-from service.judge.values import ZERO, as_decimal, as_int, is_true
+from service.otlp.values import ZERO, as_decimal, as_int, is_true
 
 # Sums of amounts never round (the default context keeps 28 digits); `values` bounds the amounts.
 EXACT = Context(prec=MAX_PREC)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 import orjson
 
-from service.judge.otlp import Attributes, AttributeValue
+from service.otlp.attributes import Attributes, AttributeValue
 
 PREFIX = "sha256:"
 DIGITS = 16
@@ -27,4 +27,14 @@ def redacted(attributes: Attributes, names: Collection[str], tenant: str) -> Att
     return {
         key: pseudonym(tenant, value) if key in names and value is not None else value
         for key, value in attributes.items()
+    }
+
+
+def redacted_attributes(
+    attributes: Attributes, resource_attributes: Attributes, names: Collection[str], tenant: str
+) -> dict[str, Attributes]:
+    """A log record's or a span's own and resource attributes redacted, as the struct's fields to replace."""
+    return {
+        "attributes": redacted(attributes, names, tenant),
+        "resource_attributes": redacted(resource_attributes, names, tenant),
     }

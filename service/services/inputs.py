@@ -19,7 +19,7 @@ from service.diagnosis import Event, RunInput, normalize_events
 from service.errors import FieldError, TooLarge, field_path
 from service.ids import Identifier, ProfileName, RunIdentifier, check_id
 from service.outcome import REASON_PATTERN, OutcomeInputError, check_outcome_inputs
-from service.priority import in_turn
+from service.priority import stepping_aside
 from service.settings import Settings
 from service.store.records import RunRecord
 from service.traces import TraceRun
@@ -67,6 +67,9 @@ class RunFields(BaseModel):
     profile: ProfileName | None = Field(
         default=None, description="the diagnosis profile to judge the run under (SPEC §4.1); default: the rules'"
     )
+    parent_run_id: RunIdentifier | None = Field(
+        default=None, description="the run of this tenant that this one is part of (SPEC §3.5: multi-agent runs)"
+    )
 
 
 class SessionBody(RunFields):
@@ -111,6 +114,7 @@ class RunSpec:
     metadata: dict[str, Any] = field(default_factory=dict)
     kind: str = RunKind.RUN
     profile: str = ""
+    parent_run_id: str = ""
 
 
 def new_run_id() -> str:
@@ -193,6 +197,7 @@ def run_spec(fields: RunFields) -> RunSpec:
         trial=fields.trial,
         metadata=fields.metadata,
         profile=fields.profile or "",
+        parent_run_id=fields.parent_run_id or "",
     )
 
 
@@ -203,7 +208,7 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
     sent = {"identity": run.identity, "run_id": run.run_id or None, "suite": run.suite or None,
             "task_id": run.task_id or None, "trial": run.trial, "metadata": run.metadata or {},
-            "profile": run.profile or None}  # fmt: skip
+            "profile": run.profile or None, "parent_run_id": run.parent_run_id or None}  # fmt: skip
     fields = validated(RunFields, sent, prefix)
     assert isinstance(fields, RunFields)
     if run.execution is not None:
@@ -232,7 +237,7 @@ def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[Session
         index, run = indexed
         return session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
 
-    return in_turn(checked, enumerate(runs))
+    return stepping_aside(checked, enumerate(runs))
 
 
 UNKNOWN_IDENTITY = "unknown"
@@ -293,4 +298,5 @@ def trace_spec(mapped: TraceRun) -> RunSpec:
         task_id=safe_name(mapped.task_id),
         trial=trial,
         kind=RunKind.TRACE,
+        parent_run_id=mapped.parent_run_id or "",
     )

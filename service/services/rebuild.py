@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from service.diagnosis import diagnose
+from service.diagnosis import Diagnosis, diagnose
 from service.outcome import classify_execution
 from service.profiles import TenantProfiles
 from service.reputation.emit import events_for_run
@@ -67,10 +67,10 @@ class Rediagnosis:
 
 @dataclass(frozen=True)
 class Rediagnosed:
-    """A run's new version, and its diagnosis's view."""
+    """A run's new version, and its diagnosis."""
 
     record: RunRecord
-    view: dict[str, Any]
+    diagnosis: Diagnosis
 
 
 @dataclass
@@ -149,7 +149,7 @@ def _rediagnosed(run: RunRecord, events: list[dict[str, Any]], how: Rediagnosis)
             execution, [], changes["trust_score"], how.pass_threshold, readiness=changes["readiness"]
         )
         changes |= outcome_fields(execution, outcome)
-    return Rediagnosed(run.with_version(next_version(how.now), **changes), diagnosis.to_dict())
+    return Rediagnosed(run.with_version(next_version(how.now), **changes), diagnosis)
 
 
 def _by_events(runs: Sequence[RunRecord]) -> Iterator[list[RunRecord]]:
@@ -184,10 +184,14 @@ def _rediagnose_page(
             current.append(run if new is None else new.record)
             changed += [new] if new is not None else []
     if changed:
-        rows = [row for new in changed for row in failure_rows(new.record, new.view)]
+        rows = [row for new in changed for row in failure_rows(new.record, new.diagnosis)]
         run_store.replace_failures(store, tenant, [new.record.run_id for new in changed], rows)
     report.runs_rediagnosed += len(changed)
-    return current, [new.record for new in changed], {new.record.run_id: cause_triples(new.view) for new in changed}
+    return (
+        current,
+        [new.record for new in changed],
+        {new.record.run_id: cause_triples(new.diagnosis) for new in changed},
+    )
 
 
 def rebuild(

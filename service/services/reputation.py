@@ -18,8 +18,9 @@ from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, Rep
 from service.services.keys import Principal, is_operator
 from service.store import keys as key_store
 from service.store import reputation as reputation_store
+from service.store import runs as run_store
 from service.store.client import Store
-from service.vocab import Scope
+from service.vocab import RunKind, Scope
 
 
 def _figure(row: dict[str, Any] | None, name: str) -> float | None:
@@ -67,7 +68,21 @@ def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, 
     rows = reputation_store.explanation_rows(store, tenant, identity, as_of)
     if not rows and not reputation_store.identity_exists(store, tenant, identity):
         return None
-    return explanation(identity, as_of, rows)
+    explained = explanation(identity, as_of, rows)
+    _name_parent_runs(store, tenant, explained["top_references"])
+    return explained
+
+
+RUN_REFERENCES = frozenset(RunKind)  # a run's events reference it by its kind
+
+
+def _name_parent_runs(store: Store, tenant: str, references: list[dict[str, Any]]) -> None:
+    """Each reference to a child run names the multi-agent run it is part of (SPEC §3.5); others null."""
+    runs = [reference["reference_id"] for reference in references if reference["reference_type"] in RUN_REFERENCES]
+    stored = run_store.get_runs(store, tenant, runs) if runs else {}
+    for reference in references:
+        run = stored.get(reference["reference_id"]) if reference["reference_type"] in RUN_REFERENCES else None
+        reference["parent_run_id"] = (run.parent_run_id or None) if run is not None else None
 
 
 SPARKLINE_DAYS = 30

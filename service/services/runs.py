@@ -21,20 +21,20 @@ it names itself, else the tenant's rules for its identity and input kind, else i
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
-from service.diagnosis import Diagnosis, Event, diagnose, normalize_events
-from service.errors import ClientError, Conflict, NotFound, StoreUnavailable
+from service.diagnosis import Diagnosis, Event, diagnose, normalize_events, parse_run, parse_runs
+from service.errors import ClientError, Conflict, FieldError, NotFound, StoreUnavailable
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.outcome import ExecutionOutcome, classify_execution
-from service.priority import in_turn
+from service.priority import stepping_aside
 from service.profiles import TenantProfiles
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.services import profiles as profile_service
@@ -42,12 +42,15 @@ from service.services.inputs import (
     FinalizeRequest,
     RunSpec,
     SessionInput,
+    check_request_size,
     check_run_outcome,
     check_run_size,
     new_run_id,
+    session_inputs,
     trace_spec,
 )
 from service.services.locks import holding, run_lock
+from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
 from service.store import sessions as session_store
@@ -55,7 +58,8 @@ from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
-from service.traces import decode_span, map_run
+from service.traces import decode_span
+from service.traces.agents import map_runs
 from service.vocab import INPUT_OF_KIND, ExecutionStatus, RunKind, RunStatus
 
 log = logging.getLogger("repute.runs")
@@ -89,6 +93,7 @@ def new_record(tenant: str, spec: RunSpec, run_id: str, now: datetime) -> RunRec
         trial=spec.trial,
         metadata=canonical_text(spec.metadata),
         profile=spec.profile,
+        parent_run_id=spec.parent_run_id,
         created_at=now,
         run_at=now,
         version=next_version(now),
@@ -107,6 +112,8 @@ def open_run(store: Store, tenant: str, spec: RunSpec, now: datetime) -> RunReco
     run_id = spec.run_id or new_run_id()
     if spec.profile:
         profile_service.require_known(store, tenant, [(spec.profile, "profile")])
+    if spec.parent_run_id:
+        require_parents(store, tenant, [(spec.parent_run_id, "parent_run_id")], {run_id})
     with run_lock(tenant, run_id):
         existing = run_store.get_run(store, tenant, run_id)
         if existing is not None:
@@ -137,6 +144,19 @@ def append_events(
         return first_seq + len(events)
 
 
+@dataclass(frozen=True)
+class Appended:
+    accepted: int
+    event_count: int  # the run's, afterwards
+
+
+def append_posted(store: Store, tenant: str, run_id: str, body: bytes, settings: Settings, now: datetime) -> Appended:
+    """POST /v1/runs/{run_id}/events: the body's events parsed, within the request's cap, appended."""
+    events = parse_run(body).events
+    check_request_size(len(events), settings.max_events_per_request, field="events")
+    return Appended(len(events), append_events(store, tenant, run_id, events, now, settings.max_events_per_run))
+
+
 def _timestamps(events: Sequence[Event]) -> tuple[datetime | None, datetime | None]:
     stamps = [e.timestamp_ms for e in events if e.timestamp_ms is not None]
     if not stamps:
@@ -151,19 +171,14 @@ class _Finalized:
     reputation: list[Any]
 
 
-def primary_failure_of(view: dict[str, Any]) -> str | None:
-    primary = view.get("primary_diagnosis") or {}
-    return primary.get("root_cause_failure_type", view.get("root_cause_failure_type"))
-
-
 def _finalize_one(
     request: FinalizeRequest, now: datetime, pass_threshold: float, profiles: TenantProfiles
 ) -> _Finalized:
     base = request.base
-    diagnosis = diagnose(request.events, profiles.resolve(base.identity, INPUT_OF_KIND[base.kind], base.profile))
-    view = diagnosis.to_dict()
+    profile = profiles.resolve(base.identity, INPUT_OF_KIND[base.kind], base.profile)
+    diagnosis = diagnose(request.events, profile)
     outcome = classify_execution(
-        request.execution, request.events, view["trust_score"], pass_threshold, readiness=view["readiness_level"]
+        request.execution, request.events, diagnosis.trust_score, pass_threshold, readiness=diagnosis.readiness_level
     )
     started_at, ended_at = _timestamps(request.normalized_events)
     started_at, ended_at = request.started_at or started_at, request.ended_at or ended_at
@@ -181,26 +196,25 @@ def _finalize_one(
         session_performance=canonical_text(performance) if performance else "",
         content_hash=content_hash(request.events),
     )
-    failures = failure_rows(record, view)
-    emitted = events_for_run(emission_view(record, cause_triples(view)))
+    failures = failure_rows(record, diagnosis)
+    emitted = events_for_run(emission_view(record, cause_triples(diagnosis)))
     return _Finalized(record, failures, emitted)
 
 
 def verdict_fields(diagnosis: Diagnosis) -> dict[str, Any]:
     """The run columns its diagnosis gives (a finalize, and a re-diagnosis by the rebuild)."""
-    view = diagnosis.to_dict()
-    evidence = view["evidence_summary"]
+    evidence = diagnosis.evidence_summary
     return {
-        "trust_score": view["trust_score"],
-        "readiness": view["readiness_level"],
-        "primary_failure": primary_failure_of(view) or "",
-        "dimension_scores": dict(view["scores"]),
-        "event_count": evidence["event_count"],
+        "trust_score": diagnosis.trust_score,
+        "readiness": str(diagnosis.readiness_level),
+        "primary_failure": diagnosis.primary_failure_type or "",
+        "dimension_scores": dict(diagnosis.scores),
+        "event_count": diagnosis.event_count,
         "tool_calls": evidence["tool_calls"],
         "errors": evidence["errors"],
-        "total_tokens": view["cost_analysis"]["total_tokens"],
+        "total_tokens": diagnosis.total_tokens,
         "diagnosis": diagnosis.canonical_json().decode(),
-        "diagnosis_hash": view["diagnosis_hash"],
+        "diagnosis_hash": diagnosis.diagnosis_hash,
     }
 
 
@@ -218,16 +232,16 @@ def outcome_fields(execution: dict[str, Any] | None, outcome: ExecutionOutcome) 
     }
 
 
-def cause_triples(view: dict[str, Any]) -> list[tuple[str, str, int]]:
+def cause_triples(diagnosis: Diagnosis) -> list[tuple[str, str, int]]:
     """A diagnosis's causes as (failure type, severity, impact score), in cause order."""
-    return [(c["type"], c["severity"], c["impact_score"]) for c in view["failure_causes"]]
+    return [(cause.type, cause.severity, cause.impact_score) for cause in diagnosis.causes]
 
 
-def failure_rows(record: RunRecord, view: dict[str, Any]) -> list[list[Any]]:
+def failure_rows(record: RunRecord, diagnosis: Diagnosis) -> list[list[Any]]:
     """The run_failures rows of a run's quality verdict (an execution error has none)."""
     if record.execution_status == ExecutionStatus.EXECUTION_ERROR:
         return []
-    return run_store.failure_rows(record, view["failure_causes"])
+    return run_store.failure_rows(record, diagnosis.causes)
 
 
 def emission_view(record: RunRecord, causes: Sequence[tuple[str, str, int]]) -> FinalizedRun:
@@ -264,7 +278,7 @@ def finalize_batch(
     the run rows only once all of them are stored."""
     now = to_millis(now)
     profiles = profile_service.in_force(store, tenant)
-    done = in_turn(partial(_finalize_one, now=now, pass_threshold=pass_threshold, profiles=profiles), requests)
+    done = stepping_aside(partial(_finalize_one, now=now, pass_threshold=pass_threshold, profiles=profiles), requests)
     failures = [row for item in done for row in item.failures]
     reputation = [event for item in done for event in item.reputation]
     store.together(
@@ -280,7 +294,8 @@ def finalize_run(
     store: Store, tenant: str, run_id: str, execution: dict[str, Any] | None, now: datetime, pass_threshold: float
 ) -> RunRecord:
     """Finalizes a run (idempotent: a finalized run is returned as stored). A trace-born run has no row
-    before its finalize: its spans make it."""
+    before its finalize: its spans make it, and its child runs (SPEC §3.5), whose rows are written in the
+    same insert as its own, so no reader sees it finalized with a child still to come."""
     now = to_millis(now)
     check_run_outcome(execution, [])
     with run_lock(tenant, run_id):
@@ -289,13 +304,13 @@ def finalize_run(
             return run
         event_rows: list[list[Any]] = []
         if run is None or run.kind == RunKind.TRACE:
-            request, event_rows = trace_request(store, tenant, run_id, run, execution, now)
+            requests, event_rows = trace_requests(store, tenant, run_id, run, execution, now)
         elif run.kind == RunKind.SESSION:
             events, performance = session_material(store, run, now)
-            request = FinalizeRequest(run, events, execution, performance)
+            requests = [FinalizeRequest(run, events, execution, performance)]
         else:
-            request = FinalizeRequest(run, run_store.load_event_payloads(store, tenant, run_id), execution)
-        return finalize_batch(store, tenant, [request], now, pass_threshold, event_rows)[0]
+            requests = [FinalizeRequest(run, run_store.load_event_payloads(store, tenant, run_id), execution)]
+        return finalize_batch(store, tenant, requests, now, pass_threshold, event_rows)[0]
 
 
 @dataclass
@@ -307,20 +322,32 @@ class Sweep:
     retried: int = 0  # an unexpected failure: left open for the next pass
 
 
-def finalize_each(store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float) -> Sweep:
-    """Finalizes each (tenant, run id) in turn. A run that cannot be finalized never holds up the
-    others (of any tenant); only the store being down ends the pass."""
+Written = TypeVar("Written")
+# How a background job runs a write of a tenant's: in the tenant's turn of the API's write pool
+# (service.api.writes), or `directly` where there is none.
+InTurn = Callable[[str, Callable[[], Written]], Written]
+
+
+def directly(tenant: str, write: Callable[[], Written]) -> Written:
+    return write()
+
+
+def finalize_each(
+    store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float, in_turn: InTurn = directly
+) -> Sweep:
+    """Finalizes each (tenant, run id), each in its tenant's turn. A run that cannot be finalized never
+    holds up the others (of any tenant); only the store being down ends the pass."""
     sweep = Sweep()
     for tenant, run_id in due:
         try:
-            finalize_run(store, tenant, run_id, None, now, pass_threshold)
+            in_turn(tenant, partial(finalize_run, store, tenant, run_id, None, now, pass_threshold))
             sweep.finalized += 1
         except StoreUnavailable:
             raise
         except ClientError as error:
             # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
             log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, error.located())
-            finalize_undiagnosable(store, tenant, run_id, error, now, pass_threshold)
+            in_turn(tenant, partial(finalize_undiagnosable, store, tenant, run_id, error, now, pass_threshold))
             sweep.undiagnosable += 1
         except Exception:
             log.exception("run %s of tenant %s could not be finalized; retried next pass", run_id, tenant)
@@ -357,36 +384,43 @@ def session_material(store: Store, run: RunRecord, now: datetime) -> tuple[list[
     return events, accumulator.score(masque=run.identity).to_dict()
 
 
-def trace_request(
+def trace_requests(
     store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
-) -> tuple[FinalizeRequest, list[list[Any]]]:
-    """A trace-born run from all of its stored spans (SPEC §3.4): its names, its events (stored with their
-    span ids, so /events shows them) and the times its spans cover, and the execution error they show
-    when the caller sends none. Raises NotFound when no stored trace belongs to `run_id`."""
+) -> tuple[list[FinalizeRequest], list[list[Any]]]:
+    """A trace-born run from all of its stored spans (SPEC §3.4), and a child run for each other agent in
+    it (SPEC §3.5), the run first: their names, their events (stored with their span ids, so /events shows
+    them) and the times their spans cover, and the execution error they show (the caller's `execution`
+    is the run's). Raises NotFound when no stored trace belongs to `run_id`."""
     traces = trace_store.traces_of_runs(store, tenant, [run_id])
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
-    mapped = map_run(run_id, [decode_span(payload) for payload in payloads])
-    spec = trace_spec(mapped)
-    base = run or new_record(tenant, spec, run_id, now)
-    named = replace(
-        base,
-        identity=spec.identity if mapped.identity else base.identity,
-        suite=spec.suite or base.suite,
-        task_id=spec.task_id or base.task_id,
-        trial=base.trial if spec.trial is None else spec.trial,
-    )
-    normalized = normalize_events(mapped.events)
-    request = FinalizeRequest(
-        named,
-        mapped.events,
-        execution or mapped.execution,
-        normalized=normalized,
-        started_at=_from_nanos(mapped.started_unix_nano),
-        ended_at=_from_nanos(mapped.ended_unix_nano),
-    )
-    return request, run_store.event_rows(tenant, run_id, normalized, 0, now)
+    parent, *children = map_runs(run_id, [decode_span(payload) for payload in payloads])
+    taken = run_store.run_states(store, tenant, [child.run_id for child in children]) if children else {}
+    requests, rows = [], []
+    for mapped in [parent, *(child for child in children if child.run_id not in taken)]:
+        spec = trace_spec(mapped)
+        base = run if mapped is parent and run is not None else new_record(tenant, spec, mapped.run_id, now)
+        named = replace(
+            base,
+            identity=spec.identity if mapped.identity else base.identity,
+            suite=spec.suite or base.suite,
+            task_id=spec.task_id or base.task_id,
+            trial=base.trial if spec.trial is None else spec.trial,
+        )
+        normalized = normalize_events(mapped.events)
+        requests.append(
+            FinalizeRequest(
+                named,
+                mapped.events,
+                (execution if mapped is parent else None) or mapped.execution,
+                normalized=normalized,
+                started_at=_from_nanos(mapped.started_unix_nano),
+                ended_at=_from_nanos(mapped.ended_unix_nano),
+            )
+        )
+        rows += run_store.event_rows(tenant, mapped.run_id, normalized, 0, now)
+    return requests, rows
 
 
 def _from_nanos(unix_nano: int | None) -> datetime | None:
@@ -399,42 +433,150 @@ class Ingested:
     created: bool
 
 
+def ingest_batch(store: Store, tenant: str, body: bytes, settings: Settings, now: datetime) -> list[Ingested]:
+    """POST /v1/sessions/batch: the body's runs parsed, checked and ingested, all or nothing."""
+    sessions = session_inputs(parse_runs(body), settings)
+    return ingest_sessions(store, tenant, sessions, now, settings.quality_pass_threshold)
+
+
+def ingest_posted(
+    store: Store, tenant: str, bodies: Sequence[bytes], settings: Settings, now: datetime
+) -> list[Ingested | ClientError]:
+    """POST /v1/sessions requests of one tenant written together: each body parsed and checked on its own
+    (one that is refused fails alone), the others ingested as one batch (`ingest_each`)."""
+    parsed: list[SessionInput | ClientError] = []
+    for body in bodies:
+        try:
+            parsed.append(session_inputs([parse_run(body)], settings)[0])
+        except ClientError as refused:
+            parsed.append(refused)
+    valid = [item for item in parsed if isinstance(item, SessionInput)]
+    stored = iter(ingest_each(store, tenant, valid, now, settings.quality_pass_threshold) if valid else ())
+    return [item if isinstance(item, ClientError) else next(stored) for item in parsed]
+
+
 def ingest_sessions(
     store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
 ) -> list[Ingested]:
-    """Stores and finalizes whole runs. A run id already finalized returns the stored run untouched when
-    the run sent is the same, and is a conflict when it differs; one that is open (being streamed through
-    /v1/runs) is a conflict."""
-    now = to_millis(now)
+    """Stores and finalizes a batch of whole runs, all or nothing: a run refused refuses the batch (its
+    error names the run: `sessions[2].profile`). A run id already finalized returns the stored run untouched
+    when the run sent is the same, and is a conflict when it differs; one that is open (being streamed
+    through /v1/runs) is a conflict; a batch naming one run id twice is a conflict."""
     run_ids = [s.spec.run_id or new_run_id() for s in sessions]
     if len(set(run_ids)) != len(run_ids):
         raise Conflict("a batch names the same run_id twice")
-    named = [(s.spec.profile, f"{_prefix(i, sessions)}profile") for i, s in enumerate(sessions) if s.spec.profile]
-    if named:
-        profile_service.require_known(store, tenant, named)
-    with holding(tenant, run_ids):
-        states = run_store.run_states(store, tenant, run_ids)
-        for run_id, status in states.items():
-            if status != RunStatus.FINALIZED:
-                raise Conflict(f"run {run_id} is open; append its events and finalize it instead")
-        existing = run_store.get_runs(store, tenant, list(states)) if states else {}
-        requests, rows = [], []
-        for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
-            if run_id in existing:
-                _require_same(existing[run_id], session, _prefix(index, sessions))
+    outcomes = _ingest(store, tenant, run_ids, sessions, now, pass_threshold, lambda i: _prefix(i, sessions), True)
+    return [outcome for outcome in outcomes if isinstance(outcome, Ingested)]  # whole: none is refused
+
+
+def ingest_each(
+    store: Store, tenant: str, sessions: Sequence[SessionInput], now: datetime, pass_threshold: float
+) -> list[Ingested | ClientError]:
+    """Whole runs of separate requests of one tenant, written together (the write pool groups the single
+    runs queued meanwhile): each is answered as if it had come alone, in the order they came, and a run
+    refused fails alone. A run id sent twice is the first's run, as a repeat of a stored run is."""
+    run_ids = [s.spec.run_id or new_run_id() for s in sessions]
+    return _ingest(store, tenant, run_ids, sessions, now, pass_threshold, lambda _: "", False)
+
+
+def _ingest(
+    store: Store,
+    tenant: str,
+    run_ids: list[str],
+    sessions: Sequence[SessionInput],
+    now: datetime,
+    pass_threshold: float,
+    prefix: Callable[[int], str],
+    whole: bool,
+) -> list[Ingested | ClientError]:
+    """Decides each run before anything is written: refused, a repeat of a stored run or of an earlier one
+    of the same request (its answer is that run's; a different run under the same id is a conflict), or
+    new. Then finalizes the new ones in one batch. With `whole`, a run refused refuses them all (its error
+    is raised) and nothing is written."""
+    now = to_millis(now)
+    with holding(tenant, sorted(set(run_ids))):
+        refused = _refusals(store, tenant, run_ids, sessions, prefix)
+        stored = run_store.get_runs(store, tenant, sorted(set(run_ids)))
+        first: dict[str, int] = {}
+        for index, run_id in enumerate(run_ids):
+            if index in refused:
                 continue
-            rows.extend(run_store.event_rows(tenant, run_id, session.normalized_events, 0, now))
-            base = new_record(tenant, session.spec, run_id, now)
-            requests.append(
-                FinalizeRequest(
-                    base, session.events, session.execution, session.session_performance, session.normalized
-                )
-            )
-        finalized = iter(finalize_batch(store, tenant, requests, now, pass_threshold, rows))
+            repeated = stored.get(run_id) or _unwritten(tenant, run_id, sessions, first, now)
+            if repeated is None:
+                first[run_id] = index
+            elif conflict := _difference(repeated, sessions[index], prefix(index)):
+                refused[index] = conflict
+        if whole and refused:
+            raise refused[min(refused)]
+        requests = [_request(tenant, run_id, sessions[index], now) for run_id, index in first.items()]
+        rows = [row for run_id, index in first.items() for row in _event_rows(tenant, run_id, sessions[index], now)]
+        stored.update((r.run_id, r) for r in finalize_batch(store, tenant, requests, now, pass_threshold, rows))
         return [
-            Ingested(existing[run_id], False) if run_id in existing else Ingested(next(finalized), True)
-            for run_id in run_ids
+            refused.get(index) or Ingested(stored[run_id], first.get(run_id) == index)
+            for index, run_id in enumerate(run_ids)
         ]
+
+
+def _unwritten(
+    tenant: str, run_id: str, sessions: Sequence[SessionInput], first: dict[str, int], now: datetime
+) -> RunRecord | None:
+    """The run an earlier run of the request will be under this id, as far as a repeat is compared."""
+    if run_id not in first:
+        return None
+    session = sessions[first[run_id]]
+    return replace(new_record(tenant, session.spec, run_id, now), content_hash=content_hash(session.events))
+
+
+def _request(tenant: str, run_id: str, session: SessionInput, now: datetime) -> FinalizeRequest:
+    base = new_record(tenant, session.spec, run_id, now)
+    return FinalizeRequest(base, session.events, session.execution, session.session_performance, session.normalized)
+
+
+def _event_rows(tenant: str, run_id: str, session: SessionInput, now: datetime) -> list[list[Any]]:
+    return run_store.event_rows(tenant, run_id, session.normalized_events, 0, now)
+
+
+def _refusals(
+    store: Store, tenant: str, run_ids: list[str], sessions: Sequence[SessionInput], prefix: Callable[[int], str]
+) -> dict[int, ClientError]:
+    """The runs refused before anything is written, by index: a profile or a parent that names nothing of
+    the tenant's, or a run that is open (being streamed through /v1/runs)."""
+    refused: dict[int, ClientError] = {}
+    for index, session in enumerate(sessions):
+        if session.spec.profile:
+            try:
+                profile_service.require_known(store, tenant, [(session.spec.profile, f"{prefix(index)}profile")])
+            except ClientError as error:
+                refused[index] = error
+    missing = _unknown_parents(store, tenant, [s.spec.parent_run_id for s in sessions], set(run_ids))
+    states = run_store.run_states(store, tenant, sorted(set(run_ids)))
+    for index, (run_id, session) in enumerate(zip(run_ids, sessions, strict=True)):
+        if index in refused:
+            continue
+        if session.spec.parent_run_id in missing:
+            refused[index] = FieldError(
+                f"{prefix(index)}parent_run_id",
+                f"parent_run_id {session.spec.parent_run_id!r} names no run of this tenant",
+            )
+        elif states.get(run_id, RunStatus.FINALIZED) != RunStatus.FINALIZED:
+            refused[index] = Conflict(f"run {run_id} is open; append its events and finalize it instead")
+    return refused
+
+
+def _unknown_parents(store: Store, tenant: str, parents: Sequence[str], sent: set[str]) -> set[str]:
+    """The parent run ids that name no run of this tenant: neither stored nor sent in the same request
+    (SPEC §3.5). Another tenant's run is as unknown as a run that does not exist."""
+    wanted = sorted({parent for parent in parents if parent and parent not in sent})
+    stored = run_store.run_states(store, tenant, wanted) if wanted else {}
+    return {parent for parent in wanted if parent not in stored}
+
+
+def require_parents(store: Store, tenant: str, named: Sequence[tuple[str, str]], sent: set[str]) -> None:
+    """Each (parent run id, field) names a run of this tenant; else a 422 naming the field."""
+    missing = _unknown_parents(store, tenant, [parent for parent, _ in named], sent)
+    for parent, field in named:
+        if parent in missing:
+            raise FieldError(field, f"parent_run_id {parent!r} names no run of this tenant")
 
 
 def _prefix(index: int, sessions: Sequence[SessionInput]) -> str:
@@ -442,7 +584,7 @@ def _prefix(index: int, sessions: Sequence[SessionInput]) -> str:
     return f"sessions[{index}]." if len(sessions) > 1 else ""
 
 
-def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None:
+def _difference(stored: RunRecord, session: SessionInput, prefix: str) -> Conflict | None:
     """A run posted again must be the stored one; a conflict names each field that differs."""
     spec = session.spec
     sent = {
@@ -452,47 +594,29 @@ def _require_same(stored: RunRecord, session: SessionInput, prefix: str) -> None
         "trial": spec.trial,
         "metadata": canonical_text(spec.metadata),
         "profile": spec.profile,
+        "parent_run_id": spec.parent_run_id,
     }
     differ = [name for name, value in sent.items() if getattr(stored, name) != value]
     if stored.content_hash and stored.content_hash != content_hash(session.events):
         differ.append("events")
-    if differ:
-        raise Conflict(
-            f"run {stored.run_id} already exists with a different {', '.join(differ)}: a run_id names one run",
-            field=prefix + differ[0],
-        )
-
-
-def ingest_each(
-    store: Store, sessions: Sequence[tuple[str, SessionInput]], now: datetime, pass_threshold: float
-) -> list[Ingested | ClientError]:
-    """Runs of separate requests (tenant, run), stored as one batch per tenant: one INSERT per table. A
-    batch that is refused (a run id sent twice, a run still open) is retried run by run, so each run gets
-    the answer it would have had alone."""
-    by_tenant: dict[str, list[int]] = {}
-    for index, (tenant, _) in enumerate(sessions):
-        by_tenant.setdefault(tenant, []).append(index)
-    outcomes: dict[int, Ingested | ClientError] = {}
-    for tenant, indexes in by_tenant.items():
-        runs = [sessions[i][1] for i in indexes]
-        try:
-            outcomes.update(zip(indexes, ingest_sessions(store, tenant, runs, now, pass_threshold), strict=True))
-        except ClientError:
-            outcomes.update((i, _ingest_alone(store, tenant, sessions[i][1], now, pass_threshold)) for i in indexes)
-    return [outcomes[index] for index in range(len(sessions))]
-
-
-def _ingest_alone(
-    store: Store, tenant: str, session: SessionInput, now: datetime, pass_threshold: float
-) -> Ingested | ClientError:
-    try:
-        return ingest_sessions(store, tenant, [session], now, pass_threshold)[0]
-    except ClientError as exc:
-        return exc
+    if not differ:
+        return None
+    return Conflict(
+        f"run {stored.run_id} already exists with a different {', '.join(differ)}: a run_id names one run",
+        field=prefix + differ[0],
+    )
 
 
 def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunRecord]:
     return run_store.list_runs(store, tenant, **filters)
+
+
+MAX_CHILD_RUNS = 1000  # a run's agents are a handful; a detail lists this many at most
+
+
+def child_runs(store: Store, tenant: str, run_id: str) -> list[RunRecord]:
+    """The runs that name `run_id` as their parent (SPEC §3.5), newest first."""
+    return run_store.list_runs(store, tenant, parent=run_id, limit=MAX_CHILD_RUNS)
 
 
 @dataclass(frozen=True)

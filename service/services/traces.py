@@ -22,7 +22,7 @@ import msgspec
 
 from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
-from service.otlp.redaction import redacted
+from service.otlp.redaction import redacted, redacted_attributes
 from service.services import runs
 from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding
@@ -100,12 +100,9 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
 
 
 def _redacted(span: Span, names: Sequence[str], tenant: str) -> Span:
-    return msgspec.structs.replace(
-        span,
-        attributes=redacted(span.attributes, names, tenant),
-        resource_attributes=redacted(span.resource_attributes, names, tenant),
-        events=tuple(SpanEvent(event.name, redacted(event.attributes, names, tenant)) for event in span.events),
-    )
+    events = tuple(SpanEvent(event.name, redacted(event.attributes, names, tenant)) for event in span.events)
+    own = redacted_attributes(span.attributes, span.resource_attributes, names, tenant)
+    return msgspec.structs.replace(span, events=events, **own)
 
 
 def _valid_runs(
@@ -154,7 +151,14 @@ def finalize_if_settled(
     return Settling(True, None)
 
 
-def finalize_due(store: Store, now: datetime, settle: timedelta, idle: timedelta, pass_threshold: float) -> runs.Sweep:
+def finalize_due(
+    store: Store,
+    now: datetime,
+    settle: timedelta,
+    idle: timedelta,
+    pass_threshold: float,
+    in_turn: runs.InTurn = runs.directly,
+) -> runs.Sweep:
     """Finalizes every trace-born run (of every tenant) that settled or went idle (runs.finalize_each)."""
     activity: dict[tuple[str, str], tuple[bool, datetime]] = {}
     for trace in trace_store.stored_traces(store):
@@ -165,7 +169,7 @@ def finalize_due(store: Store, now: datetime, settle: timedelta, idle: timedelta
         for key, (rooted, last_seen) in sorted(activity.items())
         if (rooted and last_seen < now - settle) or last_seen < now - idle
     ]
-    return runs.finalize_each(store, _not_finalized(store, due), now, pass_threshold)
+    return runs.finalize_each(store, _not_finalized(store, due), now, pass_threshold, in_turn)
 
 
 def _not_finalized(store: Store, due: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -84,6 +84,14 @@ def _locked_by_another_process(path: Path) -> bool:
     return owner is not None and owner != os.getpid() and _lock_held(status)
 
 
+def _left_by_a_crash(path: Path) -> bool:
+    """Whether the last engine on `path` ended without closing it: a clean close removes `<path>/status`,
+    so a status file that names another process, which no longer holds its lock, was left by a crash."""
+    status = path / "status"
+    owner = _owner_pid(status)
+    return owner is not None and owner != os.getpid() and not _lock_held(status)
+
+
 def _locked(path: Path) -> StoreLocked:
     return StoreLocked(f"the embedded store at {path} is in use by another process (a running `repute serve`?)")
 
@@ -149,6 +157,9 @@ class Store:
         self._column_types: dict[tuple[str, tuple[str, ...]], Sequence[ClickHouseType]] = {}
         self._readers: ThreadPoolExecutor | None = None
         self._idle_readers = threading.BoundedSemaphore(_READERS)
+        # An embedded engine killed mid-insert may have written a table's part and not its views' (see
+        # service.store.reputation.repair_daily_sums); a server completes an insert whose client died.
+        self.after_crash = self.settings.embedded and _left_by_a_crash(Path(self.dsn.removeprefix("chdb://")))
         self._ensure_database()
 
     def _ensure_database(self) -> None:
@@ -193,8 +204,8 @@ class Store:
         settings: dict[str, Any] | None = None,
     ) -> None:
         """One INSERT of `rows`; on the embedded engine at write priority (see _EMBEDDED_WRITE_SETTINGS).
-        The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, 1-2 ms on
-        the embedded engine, was a query of its own before every insert)."""
+        The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, which was a
+        query of its own before every insert)."""
         priority = _EMBEDDED_WRITE_SETTINGS if self.settings.embedded else {}
         key = (table, tuple(column_names))
         context = self.client.create_insert_context(

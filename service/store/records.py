@@ -53,6 +53,7 @@ class RunRecord:
     diagnosis_hash: str = ""
     content_hash: str = ""  # of the events it was finalized from (service.services.runs.content_hash)
     profile: str = ""  # the diagnosis profile the run names itself (SPEC §3.1), '' when none
+    parent_run_id: str = ""  # the run this one is part of (SPEC §3.5), '' when none (0017)
 
     @property
     def finalized(self) -> bool:

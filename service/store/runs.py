@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from service.diagnosis import Event
+from service.diagnosis import Cause, Event
 from service.store.client import Store
 from service.store.queries import load
 from service.store.records import RUN_COLUMNS, RunRecord, run_record, run_row
@@ -33,17 +33,17 @@ def event_rows(tenant: str, run_id: str, normalized: Sequence[Event], first_seq:
     ]  # fmt: skip
 
 
-def failure_rows(record: RunRecord, causes: Sequence[dict[str, Any]]) -> list[list[Any]]:
-    """Rows of run_failures for a finalized run's causes (the diagnosis' `failure_causes`)."""
+def failure_rows(record: RunRecord, causes: Sequence[Cause]) -> list[list[Any]]:
+    """Rows of run_failures for a finalized run's causes (its diagnosis's, in cause order)."""
     rows = []
     primary_seen = False
     for position, cause in enumerate(causes):
-        is_primary = not primary_seen and cause["type"] == record.primary_failure
+        is_primary = not primary_seen and cause.type == record.primary_failure
         primary_seen = primary_seen or is_primary
         rows.append([
-            record.tenant, record.run_id, position, record.identity, record.run_at, cause["type"],
-            cause["severity"], cause["impact_score"], is_primary, cause["description"],
-            cause["causal_chain"], list(cause["evidence"]), cause["remediation"],
+            record.tenant, record.run_id, position, record.identity, record.run_at, cause.type, cause.severity,
+            cause.impact_score, is_primary, cause.description, cause.causal_chain, list(cause.evidence),
+            cause.remediation,
         ])  # fmt: skip
     return rows
 
@@ -149,6 +149,7 @@ def list_runs(
     *,
     identity: str = "",
     suite: str = "",
+    parent: str = "",
     readiness: str = "",
     execution_status: str = "",
     primary_failure: str = "",
@@ -163,6 +164,7 @@ def list_runs(
         "tenant": tenant,
         "identity": identity,
         "suite": suite,
+        "parent": parent,
         "readiness": readiness,
         "execution_status": execution_status,
         "primary_failure": primary_failure,

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -50,8 +51,23 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
 
 def start_server_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
     """`repute serve` in its own process (its own store), ready when this returns. Its temporary files and
-    its output (`<data_dir>-server.log`) go beside the store: the driver spools each INSERT through a
-    temporary file, and a server killed mid-insert leaves it."""
+    its output (`server_log`) go beside the store: the driver spools each INSERT through a temporary file,
+    and a server killed mid-insert leaves it."""
+    command = ["-m", "service", "serve", "--port", str(port)]
+    return _start_process(command, data_dir, port, "/readyz", settings)
+
+
+def start_app_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
+    """The app of a `repute serve --workers N` worker (`service.server:worker_app`) in its own process:
+    it opens its store on first need, so it starts, and answers /healthz, while the store is unavailable
+    (another process owns it, or the ClickHouse server is down). Live when this returns."""
+    command = ["-m", "uvicorn", "service.server:worker_app", "--factory", "--port", str(port)]
+    return _start_process(command, data_dir, port, "/healthz", settings)
+
+
+def _start_process(
+    command: list[str], data_dir: Path, port: int, ready_path: str, settings: dict[str, str]
+) -> subprocess.Popen:
     temporary = data_dir.with_name(f"{data_dir.name}-tmp")
     temporary.mkdir(parents=True, exist_ok=True)
     env = {
@@ -64,10 +80,9 @@ def start_server_process(data_dir: Path, port: int, **settings: str) -> subproce
     # that logs (an access line, a failing sweep) blocks, so the server hangs instead of failing.
     log = server_log(data_dir)
     with log.open("ab") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve", "--port", str(port)], env=env, stdout=output, stderr=output
-        )
-    if wait_until(lambda: _ready(port) or process.poll() is not None, attempts=600) and process.poll() is None:
+        process = subprocess.Popen([sys.executable, *command], env=env, stdout=output, stderr=output)
+    answering = partial(_answers, f"http://127.0.0.1:{port}{ready_path}")
+    if wait_until(lambda: answering() or process.poll() is not None, attempts=600) and process.poll() is None:
         return process
     if process.poll() is None:
         process.kill()
@@ -79,8 +94,8 @@ def server_log(data_dir: Path) -> Path:
     return data_dir.with_name(f"{data_dir.name}-server.log")
 
 
-def _ready(port: int) -> bool:
+def _answers(url: str) -> bool:
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200
+        return httpx.get(url, timeout=1).status_code == 200
     except httpx.HTTPError:
         return False

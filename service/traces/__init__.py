@@ -13,7 +13,7 @@ span), `root_arrived` (settle-time finalization), `map_run` (a `TraceRun`: ident
 trial, the §3.1 events to diagnose, and the §6 execution object).
 """
 
-from service.judge.otlp import InflatedTooLarge
+from service.otlp.attributes import InflatedTooLarge
 from service.traces.decoding import decode_trace_lines, decode_traces_body
 from service.traces.grouping import conversation_id, group_runs, root_arrived, run_key, trace_conversations
 from service.traces.inflate import gunzip_members

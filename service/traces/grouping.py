@@ -12,7 +12,7 @@ keys spans as they come should key them by trace and resolve the run when it rea
 from collections.abc import Iterable, Mapping
 
 # A value as text: a non-empty string, or an integer (the logs' reading of session.id).
-from service.judge.otlp import session_id_text as attribute_text
+from service.otlp.attributes import attribute_text
 from service.traces.order import in_run_order, kept_copies, roots_first, span_key
 from service.traces.semconv import CONVERSATION_ID
 from service.traces.spans import Span

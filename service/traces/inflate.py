@@ -1,8 +1,9 @@
 """gzip request bodies (`Content-Encoding: gzip`), of one member or several: inflated by
-`service.judge.gunzip_body`, the one inflater of both OTLP receivers, with its decode errors read as
+`service.otlp.gzip.gunzip_body`, the one inflater of both OTLP receivers, with its decode errors read as
 the traces' own (`TraceDecodeError`, a 400 of /v1/traces)."""
 
-from service.judge.otlp import InflatedTooLarge, OTLPDecodeError, gunzip_body
+from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
+from service.otlp.gzip import gunzip_body
 from service.traces.spans import TraceDecodeError
 
 

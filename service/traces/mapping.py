@@ -31,13 +31,12 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis.events import RunEvent
 from service.diagnosis.values import MAX_TOKENS_PER_EVENT
-from service.judge.events import RunEvent
-from service.judge.otlp import MAX_VALUE_DEPTH, Attributes, AttributeValue
 
 # A value as text: a non-empty string, or an integer (the logs' reading of session.id).
-from service.judge.otlp import session_id_text as attribute_text
-from service.judge.values import as_int
+from service.otlp.attributes import MAX_VALUE_DEPTH, Attributes, AttributeValue, attribute_text
+from service.otlp.values import as_int
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key, span_order
 from service.traces.spans import NANOS_PER_MS, Span

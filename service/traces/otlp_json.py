@@ -18,9 +18,16 @@ from typing import Generic, TypeVar
 import msgspec
 
 # The logs decoder's value structs and their coercion: one reading of OTLP attribute values.
-from service.judge.otlp import Attributes
-from service.judge.otlp_json import UNDECODABLE, KeyValue, Resource, UnixNanos, decode_tolerating_items
-from service.judge.otlp_json import _attributes as attributes_of
+from service.otlp.attributes import Attributes
+from service.otlp.json_values import (
+    UNDECODABLE,
+    KeyValue,
+    Message,
+    Resource,
+    UnixNanos,
+    attributes_of,
+    decode_tolerating_items,
+)
 from service.otlp.shapes import OTLP_TRACES, foreign_body
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
@@ -30,21 +37,17 @@ DOES_NOT_FIT = "span does not fit the OTLP/JSON schema"
 SpanT = TypeVar("SpanT")
 
 
-class _Message(msgspec.Struct, rename="camel", gc=False):
-    """Fields named as in the proto, read from their camelCase JSON names."""
-
-
-class StatusJson(_Message):
+class StatusJson(Message):
     code: int | str | None = None
     message: str | None = None
 
 
-class SpanEventJson(_Message):
+class SpanEventJson(Message):
     name: str | None = None
     attributes: list[KeyValue] | None = None
 
 
-class SpanJson(_Message):
+class SpanJson(Message):
     trace_id: str | None = None
     span_id: str | None = None
     parent_span_id: str | None = None
@@ -56,11 +59,11 @@ class SpanJson(_Message):
     status: StatusJson | None = None
 
 
-class ScopeSpans(_Message, Generic[SpanT]):
+class ScopeSpans(Message, Generic[SpanT]):
     spans: list[SpanT] | None = None
 
 
-class ResourceSpans(_Message, Generic[SpanT]):
+class ResourceSpans(Message, Generic[SpanT]):
     resource: Resource | None = None
     scope_spans: list[ScopeSpans[SpanT]] | None = None
     instrumentation_library_spans: list[ScopeSpans[SpanT]] | None = None  # the pre-1.0 name (Tempo exports)
@@ -70,7 +73,7 @@ class ResourceSpans(_Message, Generic[SpanT]):
         return [*(self.scope_spans or ()), *(self.instrumentation_library_spans or ())]
 
 
-class ExportTraceServiceRequest(_Message, Generic[SpanT]):
+class ExportTraceServiceRequest(Message, Generic[SpanT]):
     resource_spans: list[ResourceSpans[SpanT]] | None = None
     batches: list[ResourceSpans[SpanT]] | None = None  # the pre-1.0 name (Tempo exports)
 

@@ -5,8 +5,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
-from service.judge.otlp import Attributes
-from service.judge.otlp_proto import attributes_of
+from service.otlp.attributes import Attributes
+from service.otlp.proto_values import attributes_of
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import msgspec
 import orjson
 
-from service.judge.otlp import Attributes, OTLPDecodeError
+from service.otlp.attributes import Attributes, OTLPDecodeError
 from service.vocab import EARLIEST_MS, LATEST_MS, TIME_RULE
 
 TRACE_ID_BYTES = 16
@@ -42,7 +42,7 @@ class SpanEvent(msgspec.Struct, frozen=True, gc=False):
 
 class Span(msgspec.Struct, frozen=True, gc=False):
     """One span, flattened: ids in lowercase hex, times in unix nanoseconds, attribute values coerced
-    (see service.judge.otlp). `status_error` is whether the status code is ERROR. The attribute dicts
+    (see service.otlp). `status_error` is whether the status code is ERROR. The attribute dicts
     may be shared between spans of one resource: treat them as read-only."""
 
     trace_id: str

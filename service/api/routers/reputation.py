@@ -1,12 +1,13 @@
 """Reputation signals in; identity reputation, fleet list and history out."""
 
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query
 from fastapi.concurrency import run_in_threadpool
 
 from service.api.auth import tenant_acted_on
-from service.api.deps import Admin, Ingest, Now, Read, SettingsDep, StoreDep
+from service.api.deps import Admin, Ingest, Now, Read, StoreDep, WritingDep
 from service.api.errors import Problem
 from service.api.openapi import NOT_FOUND
 from service.api.routing import KeyFirstRoute
@@ -24,7 +25,7 @@ from service.api.schemas import (
 )
 from service.ids import Identifier
 from service.services import rebuild, reputation
-from service.services.views import position_cursor, position_of
+from service.services.responses import position_cursor, position_of
 from service.vocab import IdentitySort
 
 router = APIRouter(prefix="/v1", tags=["reputation"], route_class=KeyFirstRoute)
@@ -42,14 +43,12 @@ def _not_found(identity: str) -> Problem:
 
 
 @router.post("/reputation-events", status_code=202, response_model=SignalsAccepted, summary="Post reputation signals")
-def post_signals(
-    principal: Ingest,
-    store: StoreDep,
-    now: Now,
-    body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)],
+async def post_signals(
+    principal: Ingest, writing: WritingDep, body: Annotated[SignalBatch, Body(openapi_examples=SIGNAL_EXAMPLES)]
 ) -> Any:
     signals = [s.model_dump() for s in body.events]
-    return reputation.post_signals(store, principal, signals, now)
+    job = partial(reputation.post_signals, writing.store, principal, signals, writing.now)
+    return await writing.writes.run(principal.tenant, job)
 
 
 @router.get("/identities", response_model=IdentityList, summary="The fleet: identities with reputation")
@@ -152,11 +151,9 @@ def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep
     response_model=RebuildReport,
     summary="Re-emit the finalized runs' reputation events under the current model (idempotent)",
 )
-def rebuild_reputation(
+async def rebuild_reputation(
     principal: Admin,
-    store: StoreDep,
-    settings: SettingsDep,
-    now: Now,
+    writing: WritingDep,
     tenant: Annotated[
         Identifier | None, Query(description="default: the key's own; another: the operator only")
     ] = None,
@@ -168,5 +165,10 @@ def rebuild_reputation(
     tenant's finalized runs; a second call finds nothing to do. Run it after upgrading from a version whose
     reputation model differed, and with `rediagnose=true` after changing the diagnosis profiles (SPEC §4.1)."""
     acted_on = tenant_acted_on(principal, tenant, "only the operator tenant rebuilds another tenant")
-    how = rebuild.rediagnosis(store, acted_on, settings.quality_pass_threshold, now) if rediagnose else None
-    return rebuild.rebuild(store, acted_on, rediagnose=how)
+
+    def rebuilt() -> rebuild.RebuildReport:
+        threshold = writing.settings.quality_pass_threshold
+        how = rebuild.rediagnosis(writing.store, acted_on, threshold, writing.now) if rediagnose else None
+        return rebuild.rebuild(writing.store, acted_on, rediagnose=how)
+
+    return await writing.writes.run(acted_on, rebuilt)

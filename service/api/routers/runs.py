@@ -2,21 +2,21 @@
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import Ingest, MetricsDep, Now, Read, SettingsDep, StoreDep
+from service.api.deps import Ingest, Read, StoreDep, WritingDep
 from service.api.openapi import CONFLICT, NOT_FOUND, array_or_wrapped, request_body
-from service.api.routing import KeyFirstRoute, parse_body
+from service.api.routing import KeyFirstRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
-from service.diagnosis import parse_run
 from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
 from service.services import runs
-from service.services.inputs import RunFields, check_request_size, run_spec
-from service.services.views import (
+from service.services.inputs import RunFields, run_spec
+from service.services.responses import (
     decode_cursor,
     encode_cursor,
     position_cursor,
@@ -37,8 +37,9 @@ EVENTS_BODY = request_body(
 
 
 @router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run", responses=CONFLICT)
-def open_run(body: RunFields, principal: Ingest, store: StoreDep, now: Now) -> Any:
-    return run_detail(runs.open_run(store, principal.tenant, run_spec(body), now))
+async def open_run(body: RunFields, principal: Ingest, writing: WritingDep) -> Any:
+    job = partial(runs.open_run, writing.store, principal.tenant, run_spec(body), writing.now)
+    return run_detail(await writing.writes.run(principal.tenant, job))
 
 
 @router.post(
@@ -48,22 +49,12 @@ def open_run(body: RunFields, principal: Ingest, store: StoreDep, now: Now) -> A
     openapi_extra=EVENTS_BODY,
     responses={**NOT_FOUND, **CONFLICT},
 )
-async def append_events(
-    run_id: str,
-    request: Request,
-    principal: Ingest,
-    store: StoreDep,
-    settings: SettingsDep,
-    metrics: MetricsDep,
-    now: Now,
-) -> Any:
-    events = (await parse_body(request, parse_run)).events
-    check_request_size(len(events), settings.max_events_per_request, field="events")
-    total = await run_in_threadpool(
-        runs.append_events, store, principal.tenant, run_id, events, now, settings.max_events_per_run
-    )
-    metrics.events_ingested.inc(len(events))
-    return {"run_id": run_id, "accepted": len(events), "event_count": total}
+async def append_events(run_id: str, request: Request, principal: Ingest, writing: WritingDep) -> Any:
+    body = await request.body()
+    append = partial(runs.append_posted, writing.store, principal.tenant, run_id, body, writing.settings, writing.now)
+    appended = await writing.writes.run(principal.tenant, append)
+    writing.metrics.events_ingested.inc(appended.accepted)
+    return {"run_id": run_id, "accepted": appended.accepted, "event_count": appended.event_count}
 
 
 @router.post(
@@ -72,19 +63,14 @@ async def append_events(
     summary="Finalize and diagnose a run",
     responses=NOT_FOUND,
 )
-def finalize_run(
-    run_id: str,
-    principal: Ingest,
-    store: StoreDep,
-    settings: SettingsDep,
-    metrics: MetricsDep,
-    now: Now,
-    body: FinalizeBody | None = None,
-) -> Any:
+async def finalize_run(run_id: str, principal: Ingest, writing: WritingDep, body: FinalizeBody | None = None) -> Any:
     execution = body.execution.model_dump(exclude_none=True) if body and body.execution else None
-    record = runs.finalize_run(store, principal.tenant, run_id, execution, now, settings.quality_pass_threshold)
-    metrics.runs_finalized.inc()
-    return run_detail(record)
+    store, threshold = writing.store, writing.settings.quality_pass_threshold
+    job = partial(runs.finalize_run, store, principal.tenant, run_id, execution, writing.now, threshold)
+    record = await writing.writes.run(principal.tenant, job)
+    children = await run_in_threadpool(runs.child_runs, store, principal.tenant, run_id)
+    writing.metrics.runs_finalized.inc(1 + len(children))
+    return run_detail(record, children)
 
 
 @router.get("/runs", response_model=RunList, summary="List runs, newest first")
@@ -93,6 +79,7 @@ def list_runs(
     store: StoreDep,
     identity: Annotated[str, Query(max_length=256)] = "",
     suite: Annotated[str, Query(max_length=256)] = "",
+    parent: Annotated[str, Query(max_length=256, description="the child runs of this run (SPEC §3.5)")] = "",
     readiness: Readiness | None = None,
     execution_status: ExecutionStatus | None = None,
     primary_failure: FailureType | None = None,
@@ -107,6 +94,7 @@ def list_runs(
         principal.tenant,
         identity=identity,
         suite=suite,
+        parent=parent,
         readiness=_any(readiness),
         execution_status=_any(execution_status),
         primary_failure=_any(primary_failure),
@@ -161,7 +149,11 @@ def run_events(
 
 
 @router.get(
-    "/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis", responses=NOT_FOUND
+    "/runs/{run_id:path}",
+    response_model=RunDetail,
+    summary="A run with its full diagnosis and child runs",
+    responses=NOT_FOUND,
 )
 def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
-    return run_detail(runs.stored_run(store, principal.tenant, run_id))
+    record = runs.stored_run(store, principal.tenant, run_id)
+    return run_detail(record, runs.child_runs(store, principal.tenant, run_id))

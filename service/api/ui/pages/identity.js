@@ -130,11 +130,15 @@ function renderMoves(region, explanation) {
 }
 
 /**
- * A run's reference links to its page; any other (a transaction, an attestation) is its id; signals posted
- * without a reference are counted together under their event type.
+ * A run's reference links to its page (and a child run's to the multi-agent run it is part of); any other (a
+ * transaction, an attestation) is its id; signals posted without a reference are counted together under
+ * their event type.
  */
-function referenceName({ reference_type: type, reference_id: id, event_type: eventType }) {
-  if (format.RUN_KINDS.includes(type)) return el("a", { href: runHref(id), class: "reference-link" }, id);
+function referenceName({ reference_type: type, reference_id: id, event_type: eventType, parent_run_id: parent }) {
+  if (format.RUN_KINDS.includes(type)) {
+    const link = el("a", { href: runHref(id), class: "reference-link" }, id);
+    return parent ? [link, el("span", { class: "parent-run" }, " part of ", el("a", { href: runHref(parent), class: "parent-link" }, parent))] : link;
+  }
   if (id) return el("code", {}, id);
   return [el("code", {}, eventType), " signals (no reference)"];
 }

@@ -8,7 +8,7 @@ import { getRun, runEvents } from "../api.js";
 import { bar, dataTable, el, errorBox, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { causalGraph, failureTypesByEvent } from "../graph.js";
-import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readinessBadge, severityBadge } from "../widgets.js";
+import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readinessBadge, runHref, severityBadge } from "../widgets.js";
 
 const DETAILS_INLINE_CHARS = 160;
 const EVENT_KEYS_IN_COLUMNS = new Set(["event", "type", "event_id", "timestamp"]);
@@ -77,6 +77,33 @@ function renderRunFacts(region, run) {
       ["Tokens", format.integer(run.total_tokens)],
     ]),
   );
+}
+
+/** A run's verdict in a few words: its readiness and trust, or its execution error, or that it is open. */
+function verdictOf(run) {
+  if (run.status !== "finalized") return el("span", { class: "badge" }, "open");
+  if (run.execution_status === "execution_error") return el("span", { class: "badge execution-execution_error" }, "execution error");
+  return [readinessBadge(run.readiness_level), ` ${run.trust_score ?? format.MISSING} trust`];
+}
+
+/** The agents of a multi-agent run (SPEC §3.5): the run it is part of, and each agent's own run with its
+ * verdict, linked both ways. */
+function renderAgents(region, run) {
+  const agent = (child, current) =>
+    el("li", { class: current ? "agent current" : "agent", "data-run": child.run_id },
+      el("a", { href: identityHref(child.identity), class: "identity-link" }, child.identity), " · ",
+      current ? el("strong", {}, "this run") : el("a", { href: runHref(child.run_id), class: "run-link" }, child.run_id), " · ",
+      verdictOf(child));
+  if (run.parent_run_id) {
+    region.append(el("p", { "data-field": "parent-run" }, "Part of the multi-agent run ",
+      el("a", { href: runHref(run.parent_run_id), class: "run-link" }, run.parent_run_id),
+      ": this agent's reputation comes from its own spans only."));
+  }
+  if (run.child_runs.length) {
+    region.append(el("p", {}, "Each agent this run handed work to has a run of its own, judged on its own work:"),
+      el("ul", { class: "agent-tree", "data-field": "agent-tree" },
+        agent(run, true), el("li", {}, el("ul", {}, ...run.child_runs.map((child) => agent(child, false))))));
+  }
 }
 
 function renderOutcome(region, run) {
@@ -256,6 +283,7 @@ function renderSections(page, run, events) {
     shown(grid, "Dimension scores", renderScores, run);
   }
   shown(grid, "Run", renderRunFacts, run);
+  if (run.parent_run_id || run.child_runs.length) shown(grid, "Agents", renderAgents, run);
   if (!format.isExecutionError(run)) shown(grid, "Execution outcome", renderOutcome, run);
   if (run.session_performance) shown(grid, "Session performance", renderPerformance, run);
   if (judged) {

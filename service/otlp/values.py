@@ -7,7 +7,7 @@ Unreadable values count as absent (0 / false) rather than failing a whole sessio
 
 from decimal import Decimal, InvalidOperation
 
-from service.judge.otlp import INT64_MAX, INT64_MIN, AttributeValue
+from service.otlp.attributes import INT64_MAX, INT64_MIN, AttributeValue
 
 _TRUE_STRINGS = frozenset({"true", "1"})
 ZERO = Decimal(0)

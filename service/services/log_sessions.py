@@ -14,7 +14,7 @@ from service.diagnosis.events import timestamp_ms_of
 from service.ids import RUN_ID_RULE, is_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.records import encode_record, record_id
-from service.otlp.redaction import redacted
+from service.otlp.redaction import redacted_attributes
 from service.services import runs
 from service.services.inputs import Received, RunSpec, safe_identity, telemetry_refusal
 from service.services.locks import holding
@@ -84,11 +84,8 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, setti
 
 
 def _redacted(record: LogRecord, names: Sequence[str], tenant: str) -> LogRecord:
-    return msgspec.structs.replace(
-        record,
-        attributes=redacted(record.attributes, names, tenant),
-        resource_attributes=redacted(record.resource_attributes, names, tenant),
-    )
+    redacted = redacted_attributes(record.attributes, record.resource_attributes, names, tenant)
+    return msgspec.structs.replace(record, **redacted)
 
 
 def _storable_sessions(groups: dict[str, list[LogRecord]], received: Received) -> dict[str, list[LogRecord]]:
@@ -120,6 +117,9 @@ def _storable_time(record: LogRecord) -> bool:
         return False
 
 
-def finalize_idle(store: Store, now: datetime, idle: timedelta, pass_threshold: float) -> runs.Sweep:
+def finalize_idle(
+    store: Store, now: datetime, idle: timedelta, pass_threshold: float, in_turn: runs.InTurn = runs.directly
+) -> runs.Sweep:
     """Finalizes every open session that has been idle for `idle` (see runs.finalize_each)."""
-    return runs.finalize_each(store, session_store.idle_sessions(store, now - idle), now, pass_threshold)
+    due = session_store.idle_sessions(store, now - idle)
+    return runs.finalize_each(store, due, now, pass_threshold, in_turn)

@@ -10,6 +10,7 @@ opaque to clients; it names its list, so one list's cursor is refused by another
 """
 
 import base64
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,13 +44,19 @@ def run_summary(record: RunRecord) -> dict[str, Any]:
         "trust_score": record.trust_score if judged else None,
         "readiness_level": record.readiness if judged else None,
         "primary_failure": (record.primary_failure or None) if judged else None,
+        "parent_run_id": record.parent_run_id or None,
     }
 
 
-def run_detail(record: RunRecord) -> dict[str, Any]:
+CHILD_FIELDS = ("run_id", "identity", "status", "execution_status", "trust_score", "readiness_level")
+
+
+def run_detail(record: RunRecord, children: Sequence[RunRecord] = ()) -> dict[str, Any]:
+    """A run with its diagnosis, and the verdicts of its child runs (SPEC §3.5)."""
     diagnosis = _loads(record.diagnosis)
     return {
         **run_summary(record),
+        "child_runs": [{name: summary[name] for name in CHILD_FIELDS} for summary in map(run_summary, children)],
         "metadata": _loads(record.metadata) or {},
         "failure_message": record.failure_message,
         "started_at": record.started_at,

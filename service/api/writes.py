@@ -1,0 +1,178 @@
+"""The one owner of writes (SPEC §13 fairness): every write of the process, from a route (sessions,
+batches, events, finalize, logs, traces, signals, rebuild) or from a background job (the sweeper, the
+settle timer), runs here, in a bounded pool of worker threads of its own.
+
+- Per tenant, one queue; the workers serve the tenants round robin. A tenant runs up to `per_tenant`
+  jobs at once while it is the only one with work, one while another tenant has some. So one tenant's
+  flood (retried or conflicting batches, large bodies) waits in its own queue, and another tenant's write
+  waits at most for the jobs already running, then shares the cores and the interpreter half and half.
+- A job does all of a write's work: it parses the request's body, checks it, and writes, so no waiting
+  write holds a thread that the reads need (the reads keep the event loop and the default threadpool).
+- Jobs of one kind queued by one tenant may run as one group (`run_group`): single runs posted one by one
+  are written together, one INSERT per table, while the store is busy. The group's function answers each
+  job on its own (a run refused fails alone, never the group).
+- Between the runs of a job the writer steps aside for the reads in flight (service.priority): it gives
+  up the interpreter's lock for an instant, so a read waiting for it goes first.
+"""
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+Result = TypeVar("Result")
+Item = TypeVar("Item")
+MAX_GROUP = 200  # jobs of one kind written together at most
+
+
+@dataclass(frozen=True)
+class GroupKind(Generic[Item, Result]):
+    """Jobs that may run together: `run` takes their items and answers each, a result or its own error."""
+
+    name: str
+    run: Callable[[Sequence[Item]], Sequence[Result | Exception]]
+
+
+@dataclass
+class _Job:
+    tenant: str
+    future: Future[Any]
+    call: Callable[[], Any] | None = None  # a job of its own
+    kind: GroupKind[Any, Any] | None = None  # or an item of a group
+    item: Any = None
+
+
+@dataclass
+class _Tenant:
+    queue: deque[_Job] = field(default_factory=deque)
+    running: int = 0
+
+
+class Writes:
+    def __init__(self, workers: int, per_tenant: int) -> None:
+        self._workers = workers
+        self._per_tenant = per_tenant
+        self._tenants: dict[str, _Tenant] = {}
+        self._turns: deque[str] = deque()  # tenants with queued jobs, in turn order
+        self._changed = threading.Condition()
+        self._threads: list[threading.Thread] = []
+        self._stopping = False
+
+    # --- submitting --------------------------------------------------------------------------------
+
+    async def run(self, tenant: str, call: Callable[[], Result]) -> Result:
+        """`call()` in the pool, in the tenant's turn."""
+        return await asyncio.wrap_future(self.submit(tenant, call))
+
+    async def run_in_group(self, tenant: str, kind: GroupKind[Item, Result], item: Item) -> Result:
+        """`item` handled by `kind`, together with the tenant's other items of that kind queued meanwhile."""
+        return await asyncio.wrap_future(self._enqueue(_Job(tenant, Future(), kind=kind, item=item)))
+
+    def submit(self, tenant: str, call: Callable[[], Result]) -> "Future[Result]":
+        """`call()` in the pool (from any thread: a background job waits on the future it answers)."""
+        return self._enqueue(_Job(tenant, Future(), call=call))
+
+    def _enqueue(self, job: _Job) -> Future[Any]:
+        with self._changed:
+            if not self._threads:
+                self._start()
+            state = self._tenants.setdefault(job.tenant, _Tenant())
+            state.queue.append(job)
+            if job.tenant not in self._turns and state.running < self._share(job.tenant):
+                self._turns.append(job.tenant)  # else its turn comes when one of its jobs ends
+            self._changed.notify()
+        return job.future
+
+    # --- the workers ---------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        """The workers, started with the first job (an app served without its lifespan, as the CLI's
+        in-process client is, still writes)."""
+        self._threads = [
+            threading.Thread(target=self._work, name=f"repute-write-{number}", daemon=True)
+            for number in range(self._workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _work(self) -> None:
+        while True:
+            with self._changed:
+                while not self._stopping and (taken := self._take()) is None:
+                    self._changed.wait()
+                if self._stopping or taken is None:
+                    return
+            tenant, jobs = taken
+            try:
+                _answer(jobs)
+            finally:
+                with self._changed:
+                    self._finished(tenant)
+
+    def _take(self) -> tuple[str, list[_Job]] | None:
+        """The next job of the first tenant in turn that may start one (with the items of its kind queued
+        behind it). None when no tenant may start a job now."""
+        for _ in range(len(self._turns)):
+            tenant = self._turns.popleft()
+            state = self._tenants[tenant]
+            if state.running >= self._share(tenant):
+                self._turns.append(tenant)
+                continue
+            jobs = [state.queue.popleft()]
+            if jobs[0].kind is not None:
+                while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is jobs[0].kind:
+                    jobs.append(state.queue.popleft())
+            state.running += 1
+            if state.queue and state.running < self._share(tenant):
+                self._turns.append(tenant)  # it may start another beside this one
+            return tenant, jobs
+        return None
+
+    def _share(self, tenant: str) -> int:
+        """How many jobs the tenant may run at once: `per_tenant` while it is the only tenant with work,
+        one while another has some (so the cores and the interpreter are split between them)."""
+        alone = all(other == tenant for other in self._tenants)
+        return self._per_tenant if alone else 1
+
+    def _finished(self, tenant: str) -> None:
+        """The tenant's next job waits its turn behind the tenants that came meanwhile."""
+        state = self._tenants[tenant]
+        state.running -= 1
+        if not state.queue and not state.running:
+            del self._tenants[tenant]
+        for waiting, other in self._tenants.items():  # this one's, and any whose share grew as it left
+            if other.queue and waiting not in self._turns and other.running < self._share(waiting):
+                self._turns.append(waiting)
+        self._changed.notify_all()
+
+
+def _answer(jobs: list[_Job]) -> None:
+    """Runs a job (or a group of them) and answers each job's future; an exception answers every job it
+    reaches, and never ends the worker."""
+    live = [job for job in jobs if job.future.set_running_or_notify_cancel()]
+    if not live:
+        return
+    try:
+        if live[0].call is not None:
+            outcomes: Sequence[Any] = [live[0].call()]
+        else:
+            kind = live[0].kind
+            assert kind is not None
+            outcomes = kind.run([job.item for job in live])
+    except Exception as error:  # the job failed whole: every one of its callers hears why
+        outcomes = [error] * len(live)
+    for job, outcome in zip(live, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            job.future.set_exception(outcome)
+        else:
+            job.future.set_result(outcome)

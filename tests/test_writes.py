@@ -1,0 +1,123 @@
+"""The write pool (service.api.writes, SPEC §13 fairness): tenants served round robin, each within its own
+share of the workers, jobs of one kind grouped, each job answered on its own, and a failing job failing
+alone. Orderings are asserted, never durations: a gate holds the first jobs while the rest queue."""
+
+import asyncio
+import threading
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from service.api.writes import GroupKind, Writes
+from service.testing.live import wait_until
+
+
+@pytest.fixture
+def writes() -> Iterator[Writes]:
+    pool = Writes(workers=1, per_tenant=1)
+    yield pool
+    pool.stop()
+
+
+def test_a_tenant_waits_for_at_most_the_job_running_not_for_another_tenants_queue(writes: Writes) -> None:
+    gate, order = threading.Event(), []
+
+    def job(name: str) -> str:
+        if name == "a0":
+            gate.wait(10)
+        order.append(name)
+        return name
+
+    futures = [writes.submit("a", lambda n=f"a{i}": job(n)) for i in range(5)]
+    assert wait_until(lambda: futures[0].running(), interval=0.01)
+    futures.append(writes.submit("b", lambda: job("b0")))
+    gate.set()
+    assert [future.result(10) for future in futures] == ["a0", "a1", "a2", "a3", "a4", "b0"]
+    assert order[:2] == ["a0", "b0"]  # b's turn comes right after the job running, not after a's queue
+
+
+def test_a_tenant_runs_at_most_its_share_at_once() -> None:
+    pool = Writes(workers=3, per_tenant=2)
+    gate, running, most, guard = threading.Event(), [0], [0], threading.Lock()
+
+    def job() -> None:
+        with guard:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        gate.wait(10)
+        with guard:
+            running[0] -= 1
+
+    try:
+        futures = [pool.submit("a", job) for _ in range(6)]
+        other = pool.submit("b", lambda: "b ran")
+        assert other.result(10) == "b ran"  # a third worker was left for another tenant
+        gate.set()
+        for future in futures:
+            future.result(10)
+        assert most[0] == 2
+    finally:
+        pool.stop()
+
+
+def test_items_of_a_kind_queued_meanwhile_run_as_one_group_and_are_answered_each(writes: Writes) -> None:
+    gate, groups = threading.Event(), []
+
+    def handle(items: Sequence[int]) -> list[int | Exception]:
+        groups.append(list(items))
+        return [ValueError(f"item {item} refused") if item == 3 else item * 10 for item in items]
+
+    kind = GroupKind("numbers", handle)
+
+    async def scenario() -> list[object]:
+        blocker = asyncio.ensure_future(writes.run("a", lambda: gate.wait(10)))
+        await asyncio.sleep(0)
+        items = [asyncio.ensure_future(writes.run_in_group("a", kind, n)) for n in range(1, 5)]
+        await asyncio.to_thread(wait_until, lambda: writes_queued(writes, "a") == 4, 300, 0.01)
+        gate.set()
+        await blocker
+        return await asyncio.gather(*items, return_exceptions=True)
+
+    answers = asyncio.run(scenario())
+    assert groups == [[1, 2, 3, 4]]
+    assert answers[:2] == [10, 20] and answers[3] == 40
+    assert isinstance(answers[2], ValueError) and str(answers[2]) == "item 3 refused"
+
+
+def writes_queued(writes: Writes, tenant: str) -> int:
+    with writes._changed:  # a test's peek at the queue
+        state = writes._tenants.get(tenant)
+        return len(state.queue) if state else 0
+
+
+def test_a_failing_job_fails_alone_and_the_workers_go_on(writes: Writes) -> None:
+    def fail() -> None:
+        raise RuntimeError("store down")
+
+    failed = writes.submit("a", fail)
+    with pytest.raises(RuntimeError, match="store down"):
+        failed.result(10)
+    assert writes.submit("a", lambda: "next").result(10) == "next"
+
+
+def test_while_another_tenant_has_work_a_tenant_runs_one_job_at_a_time() -> None:
+    pool = Writes(workers=3, per_tenant=2)
+    gates = {name: threading.Event() for name in ("b1", "a1", "a2")}
+
+    def job(name: str) -> str:
+        gates[name].wait(10)
+        return name
+
+    try:
+        b1 = pool.submit("b", lambda: job("b1"))
+        assert wait_until(b1.running, interval=0.01)
+        a1, a2 = pool.submit("a", lambda: job("a1")), pool.submit("a", lambda: job("a2"))
+        assert wait_until(a1.running, interval=0.01)
+        assert not a2.running()  # a worker is free, but b has work: a runs one job
+        gates["b1"].set()
+        assert b1.result(10) == "b1"
+        assert wait_until(a2.running, interval=0.01)  # a alone now: its second job starts beside the first
+        gates["a1"].set(), gates["a2"].set()
+        assert (a1.result(10), a2.result(10)) == ("a1", "a2")
+    finally:
+        pool.stop()
