@@ -33,8 +33,8 @@ class Settings(BaseSettings):
     write_concurrency: int = Field(
         default=2,
         ge=1,
-        description="batches of runs written at once per process (single runs have one group writer of their"
-        " own); more wait, reads never do",
+        description="writes one tenant runs at once while it is alone (the write pool has one worker more, for"
+        " the others); more wait in its queue, reads never do",
     )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60
