@@ -92,12 +92,6 @@ class Category(StrEnum):
     IDENTITY_HYGIENE = "identity_hygiene"
 
 
-# Each category's weight in the overall score.
-CATEGORY_WEIGHTS: dict[str, float] = {
-    Category.TASK_QUALITY: 0.40,
-    Category.ECONOMIC: 0.35,
-    Category.IDENTITY_HYGIENE: 0.25,
-}
 CATEGORIES: tuple[str, ...] = tuple(category.value for category in Category)
 
 # Stages of a harness at which a run can fail for reasons that are not the agent's (SPEC §6).

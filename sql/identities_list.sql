@@ -1,8 +1,9 @@
 -- The fleet: every identity's current reputation from reputation_scores (rewritten by the
--- refreshable view), beside what its finalized runs of the same 90 days ending at `now` say: runs,
--- execution errors and their share, unsafe verdicts (quality runs judged unsafe_for_production) and the
--- last run's time (sql/identity_activity.sql gives the same per day); filtered and sorted. The sort column
--- is chosen by a bound parameter. FINAL keeps each run's latest version (see sql/runs_list.sql).
+-- refreshable view), beside what its finalized runs of the same window (the model's window_days) ending at
+-- `now` say: runs, execution errors and their share, unsafe verdicts (quality runs judged
+-- unsafe_for_production) and the last run's time (sql/identity_activity.sql gives the same per day);
+-- filtered and sorted. The sort column is chosen by a bound parameter. FINAL keeps each run's latest
+-- version (see sql/runs_list.sql).
 SELECT
     scores.identity AS identity, as_of, computed_at, overall, task_quality, economic, identity_hygiene, confidence,
     events, positive_events, negative_events, failures, score_7d_ago, score_30d_ago, trend_7d, trend_30d,
@@ -23,7 +24,7 @@ LEFT JOIN
     FROM runs FINAL
     WHERE tenant = {tenant:String}
       AND status = 'finalized'
-      AND toDate(run_at, 'UTC') BETWEEN toDate({now:DateTime64(3, 'UTC')}, 'UTC') - 89
+      AND toDate(run_at, 'UTC') BETWEEN toDate({now:DateTime64(3, 'UTC')}, 'UTC') - ({window_days:UInt16} - 1)
           AND toDate({now:DateTime64(3, 'UTC')}, 'UTC')
     GROUP BY identity
 ) AS activity ON activity.identity = scores.identity

@@ -1,31 +1,25 @@
--- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events with
--- the credibility of their source and the decay in force, as in sql/identity_daily_sources.sql. One result
--- of three parts:
---   event_type: per category, event type and window (offset_days 0: the 90 days ending at as_of; 7: the
---               same 7 days earlier), the counted events (not capped, credible), Σδ·c·w and Σc·w;
---   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose
---               counted events moved the score most, by |Σδ·c·w|; a signal posted without a reference
---               counts under its event type (reference_id '', event_type set), so a failed payment is
---               listed beside the runs. Each with `points`: what it adds to the overall score on 0..100
---               (its Σδ·c·w over its category's Σc·w, weighed as the category is in the overall: 50 ×
---               Σ_c w_c·moved_c/weight_c / Σ w_c over the categories with events), which breaks ties of
---               |Σδ·c·w| (ten runs at +1.0 move the score less than one failed payment at -1.0);
+-- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events, weighed by
+-- the credibility of their source and the decay as the reputation is (sql/definitions/reputation_at.sql), with
+-- the same placeholders (service/reputation/model.py, service/store/definitions.py). One result of four parts:
+--   event_type: per category, event type and window (offset_days 0: the window ending at as_of; the first trend
+--               offset: the one ending that many days earlier), the counted events (not capped, credible),
+--               Σδ·c·w, Σc·w and the type's own score;
+--   category:   the same per category and window over all its types, and the category's score;
+--   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose counted
+--               events moved the score most, by |Σδ·c·w|; a signal posted without a reference counts under
+--               its event type (reference_id '', event_type set), so a failed payment is listed beside the
+--               runs. Each with `points`: what it adds to the overall score as reported (its Σδ·c·w over its
+--               category's Σc·w, weighed as the category is in the overall: Σ_c w_c·moved_c/weight_c / Σ w_c
+--               over the categories with events, on the reported scale), which breaks ties of |Σδ·c·w| (ten
+--               runs at +1.0 move the score less than one failed payment at -1.0);
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
--- signed, and a type or reference whose events were all retracted is left out.
+-- signed, and a type, category or reference whose events were all retracted is left out.
 WITH
-    ifNull((SELECT argMax(half_life_days, updated_at) FROM reputation_model), 0) AS half_life,
-    mapFromArrays({categories:Array(String)}, {weights:Array(Float64)}) AS category_weight_of,
-    (
-        SELECT CAST((groupArray(source), groupArray(credibility)), 'Map(String, Float64)')
-        FROM
-        (
-            SELECT source, argMax(credibility, updated_at) AS credibility
-            FROM source_credibility
-            WHERE tenant = {tenant:String}
-            GROUP BY source
-        )
-    ) AS credibilities,
+    {{half_life_in_force}} AS half_life,
+    arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
+    {{reported_score}} AS reported_score,
+    mapFromArrays({{categories}}, {{category_weights}}) AS category_weight_of,
     window_events AS
     (
         SELECT
@@ -37,16 +31,19 @@ WITH
             capped,
             offset_days,
             toDate(timestamp, 'UTC') AS day,
-            if(mapContains(credibilities, source), credibilities[source], 1.) AS credibility,
-            if(half_life = 0, 1., exp2(toInt32(day - ({as_of:Date} - offset_days)) / half_life)) AS decay,
+            {as_of:Date} - offset_days AS window_end,
+            ifNull(known.credibility, {{default_credibility}}) AS credibility,
+            {{decay}} AS decay,
             sign,
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
             toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
         FROM reputation_events
-        ARRAY JOIN [0, 7] AS offset_days
+        LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
+        ARRAY JOIN explained_offsets AS offset_days
         WHERE tenant = {tenant:String} AND identity = {identity:String}
-          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - 96 AND {as_of:Date}
-          AND day BETWEEN {as_of:Date} - offset_days - 89 AND {as_of:Date} - offset_days
+          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1)
+              AND {as_of:Date}
+          AND day BETWEEN window_end - ({{window_days}} - 1) AND window_end
     ),
     counted_now AS
     (
@@ -63,7 +60,7 @@ WITH
         SELECT sum(category_weight_of[category]) FROM category_weights
     ) AS weights_total
 SELECT
-    'event_type' AS part,
+    if(grouping(event_type) = 1, 'category', 'event_type') AS part,
     category,
     event_type,
     '' AS reference_type,
@@ -73,10 +70,11 @@ SELECT
     sum(sign) AS events,
     toFloat64(sum(moved)) AS weighted_delta,
     toFloat64(sum(weighed)) AS weight,
+    arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1] AS score,
     0. AS points
 FROM window_events
 WHERE NOT capped AND credibility > 0
-GROUP BY category, event_type, offset_days
+GROUP BY GROUPING SETS ((category, event_type, offset_days), (category, offset_days))
 HAVING events != 0
 UNION ALL
 SELECT *
@@ -84,9 +82,10 @@ FROM
 (
     SELECT
         'reference', '', signal_type, reference_type, reference_id, '', 0, sum(category_events) AS reference_events,
-        toFloat64(sum(category_moved)) AS weighted_delta, toFloat64(sum(category_weighed)),
-        sum(if(category_weight = 0, 0., 50 * category_weight_of[category]
-            * toFloat64(category_moved) / category_weight / weights_total)) AS points
+        toFloat64(sum(category_moved)) AS weighted_delta, toFloat64(sum(category_weighed)), NULL,
+        arrayMap(reported_score, [sum(if(category_weight = 0, 0., category_weight_of[category]
+            * toFloat64(category_moved) / category_weight / weights_total))])[1]
+            - arrayMap(reported_score, [0.])[1] AS points
     FROM
     (
         SELECT
@@ -102,7 +101,7 @@ FROM
     LIMIT 10
 )
 UNION ALL
-SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0., 0.
+SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0., NULL, 0.
 FROM window_events
 WHERE offset_days = 0 AND capped
 GROUP BY source

@@ -3,7 +3,8 @@
 An event is a dict with the columns of reputation_events; `source` defaults to `repute`, `capped` to
 false and `sign` to 1 (-1: a retraction, which counts as its event with every sum and count negated);
 `apply_caps` also reads each event's `arrived_at`. Credibilities are per source (1 when absent);
-half_life None means no decay.
+half_life None means no decay. A Model may also change the category weights, the window's length and the
+evidence of full confidence (the tests that change the service's model give the same values here).
 """
 
 from collections import Counter
@@ -12,6 +13,8 @@ from math import fsum
 from typing import Any
 
 WEIGHTS = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
+WINDOW_DAYS = 90
+FULL_CONFIDENCE_EVENTS = 100
 # What a reputation report says of the identity's runs beside its reputation (execution errors included).
 RUN_FIGURES = ("runs", "execution_errors", "execution_error_share", "unsafe_runs", "last_run_at")
 
@@ -44,9 +47,19 @@ def _sign(event: dict[str, Any]) -> int:
 
 
 class Model:
-    def __init__(self, credibility: dict[str, float] | None = None, half_life: float | None = None) -> None:
+    def __init__(
+        self,
+        credibility: dict[str, float] | None = None,
+        half_life: float | None = None,
+        weights: dict[str, float] | None = None,
+        window_days: int = WINDOW_DAYS,
+        full_confidence_events: int = FULL_CONFIDENCE_EVENTS,
+    ) -> None:
         self.credibility = credibility or {}
         self.half_life = half_life
+        self.weights = weights or WEIGHTS
+        self.window_days = window_days
+        self.full_confidence_events = full_confidence_events
 
     def source_credibility(self, event: dict[str, Any]) -> float:
         return self.credibility.get(event.get("source", RUNS_SOURCE), 1.0)
@@ -57,18 +70,13 @@ class Model:
         return _sign(event) * self.source_credibility(event) * decay
 
 
-def _window(events: list[dict[str, Any]], identity: str, as_of: date) -> list[dict[str, Any]]:
-    first = as_of - timedelta(days=89)
-    return [
-        e
-        for e in events
-        if e["identity"] == identity and first <= e["timestamp"].date() <= as_of and not e.get("capped", False)
-    ]
+def _window(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> list[dict[str, Any]]:
+    return [e for e in events if _in_window(e, identity, as_of, model.window_days) and not e.get("capped", False)]
 
 
 def _overall(window: list[dict[str, Any]], model: Model, as_of: date) -> tuple[float | None, dict[str, float | None]]:
     per_category: dict[str, float | None] = {}
-    for category in WEIGHTS:
+    for category in model.weights:
         chosen = [e for e in window if e["category"] == category]
         # fsum: exactly rounded, so an event and its retraction add up to exactly 0, as the store's Decimal sums
         denominator = fsum(e["confidence"] * e["weight"] * model.factor(e, as_of) for e in chosen)
@@ -77,7 +85,7 @@ def _overall(window: list[dict[str, Any]], model: Model, as_of: date) -> tuple[f
     present = {c: s for c, s in per_category.items() if s is not None}
     if not present:
         return None, per_category
-    return sum(WEIGHTS[c] * s for c, s in present.items()) / sum(WEIGHTS[c] for c in present), per_category
+    return sum(model.weights[c] * s for c, s in present.items()) / sum(model.weights[c] for c in present), per_category
 
 
 def _scaled(value: float | None) -> float | None:
@@ -85,12 +93,12 @@ def _scaled(value: float | None) -> float | None:
 
 
 def _score_at(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> float | None:
-    return _scaled(_overall(_window(events, identity, as_of), model, as_of)[0])
+    return _scaled(_overall(_window(events, identity, as_of, model), model, as_of)[0])
 
 
 def reputation(events: list[dict[str, Any]], identity: str, as_of: date, model: Model | None = None) -> dict[str, Any]:
     model = model or Model()
-    window = _window(events, identity, as_of)
+    window = _window(events, identity, as_of, model)
     overall, categories = _overall(window, model, as_of)
     believed = [e for e in window if model.source_credibility(e) > 0]
     weighted = [e for e in believed if e["weight"] > 0]
@@ -102,7 +110,7 @@ def reputation(events: list[dict[str, Any]], identity: str, as_of: date, model: 
         "task_quality": _scaled(categories["task_quality"]),
         "economic": _scaled(categories["economic"]),
         "identity_hygiene": _scaled(categories["identity_hygiene"]),
-        "confidence": min(1.0, fsum(model.factor(e, as_of) for e in weighted) / 100),
+        "confidence": min(1.0, fsum(model.factor(e, as_of) for e in weighted) / model.full_confidence_events),
         "events": sum(_sign(e) for e in weighted),
         "positive_events": sum(_sign(e) for e in weighted if e["score_delta"] > 0),
         "negative_events": sum(_sign(e) for e in weighted if e["score_delta"] < 0),
@@ -147,8 +155,9 @@ def assert_matches(actual: dict[str, Any], expected: dict[str, Any], context: st
             assert got == want, f"{context}: {key} = {got!r}, expected {want!r}"
 
 
-def _in_window(event: dict[str, Any], identity: str, as_of: date) -> bool:
-    return event["identity"] == identity and as_of - timedelta(days=89) <= event["timestamp"].date() <= as_of
+def _in_window(event: dict[str, Any], identity: str, as_of: date, window_days: int = WINDOW_DAYS) -> bool:
+    first = as_of - timedelta(days=window_days - 1)
+    return event["identity"] == identity and first <= event["timestamp"].date() <= as_of
 
 
 def type_contributions(
@@ -156,7 +165,7 @@ def type_contributions(
 ) -> dict[tuple[str, str], tuple[int, float, float]]:
     """Per (category, event type) of the window ending at as_of: counted events, Σδ·c·w, Σc·w."""
     result: dict[tuple[str, str], tuple[int, float, float]] = {}
-    for e in _window(events, identity, as_of):
+    for e in _window(events, identity, as_of, model):
         if model.source_credibility(e) == 0:
             continue
         factor = model.factor(e, as_of)
@@ -179,7 +188,7 @@ def reference_moves(events: list[dict[str, Any]], identity: str, as_of: date, mo
     reference whose events were all retracted has none)."""
     moves: dict[str, float] = {}
     counts: Counter[str] = Counter()
-    for e in _window(events, identity, as_of):
+    for e in _window(events, identity, as_of, model):
         if model.source_credibility(e) > 0:
             moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
             moves[reference_key(e)] = moves.get(reference_key(e), 0.0) + moved
@@ -194,12 +203,12 @@ def reference_points(events: list[dict[str, Any]], identity: str, as_of: date, m
     for (category, _), (_, _, weighed) in type_contributions(events, identity, as_of, model).items():
         weights[category] = weights.get(category, 0.0) + weighed
     weighted = {category: weight for category, weight in weights.items() if weight != 0}
-    total = sum(WEIGHTS[category] for category in weighted)
+    total = sum(model.weights[category] for category in weighted)
     points: dict[str, float] = {}
-    for e in _window(events, identity, as_of):
+    for e in _window(events, identity, as_of, model):
         if model.source_credibility(e) > 0 and e["category"] in weighted:
             moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
-            share = 50 * WEIGHTS[e["category"]] * moved / weighted[e["category"]] / total
+            share = 50 * model.weights[e["category"]] * moved / weighted[e["category"]] / total
             points[reference_key(e)] = points.get(reference_key(e), 0.0) + share
     return points
 

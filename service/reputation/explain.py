@@ -1,57 +1,57 @@
 """Why an identity's reputation is what it is (SPEC §7.1 explain), so that a drop reads as "run_trust fell
 from X to Y; session_performance unchanged".
 
-Per category and event type, for the current 90-day window and the one 7 days earlier: the counted
-events (weight 0 included, capped ones and sources of credibility 0 left out), Σδ·c·w and Σc·w with
-credibility and decay applied as in the score, the type's own score and its share of the category's
-Σc·w. The category score is the share-weighted mean of its types' scores, so the shares say how much
-each type's score weighs in it. Then the 10 references (runs, sessions, transactions ...; a signal posted
-without one, under its event type) whose events moved the score most by |Σδ·c·w|, each with the points it
-adds to the overall score, and per source the events the daily cap kept from counting.
-Figures are rounded for the report; the sums behind them are exact (Decimal in the store).
+Per category and event type, for the current window and the one ending at the first trend offset before it:
+the counted events (weight 0 included, capped ones and sources of credibility 0 left out), Σδ·c·w and Σc·w
+with credibility and decay applied as in the score, the type's own score and its share of the category's
+Σc·w. The category score is the share-weighted mean of its types' scores, so the shares say how much each
+type's score weighs in it. Then the 10 references (runs, sessions, transactions ...; a signal posted without
+one, under its event type) whose events moved the score most by |Σδ·c·w|, each with the points it adds to
+the overall score, and per source the events the daily cap kept from counting. Figures are rounded for the
+report; the sums behind them are exact (Decimal in the store).
 
-Pure: it shapes the rows of sql/identity_explain.sql; service.services.reputation.explain reads them.
+Pure: it shapes the rows of sql/identity_explain.sql, which computes every figure with the model's formula;
+service.services.reputation.explain reads them.
 """
 
 from datetime import date
 from typing import Any
 
-from service.reputation.model import CATEGORIES, TREND_OFFSETS_DAYS, WINDOW_DAYS, reported
+from service.reputation import model
+from service.reputation.model import CATEGORIES, reported
 
 TOP_REFERENCES = 10
-WINDOWS = {"current": 0, "7d_ago": TREND_OFFSETS_DAYS[0]}
+WINDOWS = {"current": 0, "7d_ago": model.TREND_OFFSETS_DAYS[0]}
 
 
-def _score(weighted_delta: float, weight: float) -> float | None:
-    return None if weight == 0 else 50 * (1 + weighted_delta / weight)
+def _score(row: dict[str, Any] | None) -> float | None:
+    return reported(row["score"]) if row else None
 
 
-def _window(row: dict[str, Any] | None, category_weight: float) -> dict[str, Any]:
+def _window(row: dict[str, Any] | None, category: dict[str, Any] | None) -> dict[str, Any]:
     events, weighted_delta, weight = (row["events"], row["weighted_delta"], row["weight"]) if row else (0, 0.0, 0.0)
+    category_weight = category["weight"] if category else 0.0
     return {
         "events": events,
         "weighted_delta": reported(weighted_delta),
         "weight": reported(weight),
-        "score": reported(_score(weighted_delta, weight)),
+        "score": _score(row),
         "share": reported(None if category_weight == 0 else weight / category_weight),
     }
 
 
-def _category(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """One category's score in both windows and each event type's part in it."""
+def _category(types: list[dict[str, Any]], totals: list[dict[str, Any]]) -> dict[str, Any]:
+    """One category's score in both windows (`totals`, the category rows) and each event type's part in it."""
     by_window = {
-        name: {r["event_type"]: r for r in rows if r["offset_days"] == offset} for name, offset in WINDOWS.items()
+        name: {r["event_type"]: r for r in types if r["offset_days"] == offset} for name, offset in WINDOWS.items()
     }
-    totals = {
-        name: (sum(r["weighted_delta"] for r in typed.values()), sum(r["weight"] for r in typed.values()))
-        for name, typed in by_window.items()
-    }
+    total = {name: next((r for r in totals if r["offset_days"] == offset), None) for name, offset in WINDOWS.items()}
     return {
-        "score": reported(_score(*totals["current"])),
-        "score_7d_ago": reported(_score(*totals["7d_ago"])),
+        "score": _score(total["current"]),
+        "score_7d_ago": _score(total["7d_ago"]),
         "event_types": {
-            event_type: {name: _window(by_window[name].get(event_type), totals[name][1]) for name in WINDOWS}
-            for event_type in sorted({r["event_type"] for r in rows})
+            event_type: {name: _window(by_window[name].get(event_type), total[name]) for name in WINDOWS}
+            for event_type in sorted({r["event_type"] for r in types})
         },
     }
 
@@ -104,14 +104,19 @@ def changes(categories: dict[str, Any]) -> dict[str, str]:
 
 def explanation(identity: str, as_of: date, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON-ready explanation from the rows of sql/identity_explain.sql (pure)."""
-    parts: dict[str, list[dict[str, Any]]] = {"event_type": [], "reference": [], "capped": []}
+    parts: dict[str, list[dict[str, Any]]] = {"event_type": [], "category": [], "reference": [], "capped": []}
     for row in rows:
         parts[row["part"]].append(row)
-    categories = {c: _category([r for r in parts["event_type"] if r["category"] == c]) for c in CATEGORIES}
+    categories = {
+        c: _category(
+            [r for r in parts["event_type"] if r["category"] == c], [r for r in parts["category"] if r["category"] == c]
+        )
+        for c in CATEGORIES
+    }
     return {
         "identity": identity,
         "as_of": as_of.isoformat(),
-        "window_days": WINDOW_DAYS,
+        "window_days": model.WINDOW_DAYS,
         "categories": categories,
         "changes": changes(categories),
         "top_references": _top_references(parts["reference"]),

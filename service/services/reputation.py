@@ -12,9 +12,10 @@ from typing import Any
 import orjson
 
 from service.errors import FieldError, NotFound
+from service.reputation import model
 from service.reputation.activity import activity, daily, top_failure
 from service.reputation.explain import explanation
-from service.reputation.model import CATEGORIES, LEGACY_SOURCE, WINDOW_DAYS, ReputationEvent, reported, signal_uuid
+from service.reputation.model import CATEGORIES, LEGACY_SOURCE, ReputationEvent, reported, signal_uuid
 from service.services.keys import Principal, is_operator
 from service.store import keys as key_store
 from service.store import reputation as reputation_store
@@ -34,7 +35,7 @@ def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
     """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
     None when the tenant has never seen the identity."""
-    first = as_of - timedelta(days=WINDOW_DAYS - 1)
+    first = as_of - timedelta(days=model.WINDOW_DAYS - 1)
     # The runs' read scans the tenant's runs (they are sorted by run id): beside the reputation's, not after it.
     runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
     row = reputation_store.identity_reputation(store, tenant, identity, as_of)
@@ -45,7 +46,7 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
     return {
         "identity": identity,
         "as_of": as_of,
-        "window_days": WINDOW_DAYS,
+        "window_days": model.WINDOW_DAYS,
         "overall": _figure(row, "overall"),
         "categories": _categories(row),
         "confidence": _figure(row, "confidence") or 0.0,
@@ -124,11 +125,10 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
         return None
     first = today - timedelta(days=days - 1)
     trust = reputation_store.daily_trust(store, tenant, identity, first, today)
-    weights = reputation_store.read_weights(store, tenant)
     series = []
     for offset in range(days):
         day = first + timedelta(days=offset)
-        row = reputation_store.identity_reputation(store, tenant, identity, day, weights)
+        row = reputation_store.identity_reputation(store, tenant, identity, day)
         runs, mean_trust = trust.get(day, (0, None))
         series.append(
             {

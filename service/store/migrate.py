@@ -131,7 +131,8 @@ def _verify_unchanged(migrations: list[Migration], recorded: dict[int, str]) -> 
 
 
 def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
-    """Applies pending migrations; returns the names applied (empty when up to date)."""
+    """Applies pending migrations, then re-creates the repeatable definitions whose rendered text changed
+    (service/store/definitions.py); returns the names applied (empty when up to date)."""
     migrations = discover(source)
     values = template_values(store.settings)
     client = store.client
@@ -150,6 +151,9 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
             column_names=["version", "name", "checksum"],
         )
         applied.append(migration.name)
+    from service.store.definitions import apply_definitions  # it renders with this module: imported once both are
+
+    applied += apply_definitions(store, values["on_cluster"])
     if applied:
         store.forget_column_types()
     return applied

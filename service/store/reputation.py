@@ -31,14 +31,16 @@ from uuid import UUID
 
 import orjson
 
-from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReadWeights, ReputationEvent, combine, windows
+from service.reputation import model
+from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent
 from service.reputation.rebuild import Occupant
 from service.settings import Settings
-from service.store.client import Store, done
+from service.store.client import Store
+from service.store.definitions import formula_query
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
-from service.vocab import CATEGORY_WEIGHTS, IDENTITY_SORTS
+from service.vocab import IDENTITY_SORTS
 
 EVENT_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
@@ -273,40 +275,24 @@ def sync_half_life(store: Store, settings: Settings) -> bool:
     return True
 
 
-def read_weights(store: Store, tenant: str) -> ReadWeights:
-    """The half-life in force and the tenant's credibilities (SPEC §7.1): of the writes of each
-    (sql/reputation_read_weights.sql), the latest, as argMax(value, updated_at) and the tables' merges
-    keep it; no half-life written reads 0 (no decay)."""
-    result = store.client.query(load("reputation_read_weights"), parameters={"tenant": tenant})
-    latest: dict[tuple[str, str], tuple[datetime, float]] = {}
-    for setting, source, value, updated_at in result.result_rows:
-        key = (setting, source)
-        if key not in latest or updated_at > latest[key][0]:
-            latest[key] = (updated_at, value)
-    half_life_days = latest.get(("half_life", ""), (None, 0.0))[1]
-    credibilities = {source: value for (setting, source), (_, value) in latest.items() if setting == "credibility"}
-    return ReadWeights(half_life_days, credibilities)
+# The formula's query (sql/definitions/reputation_at.sql) for one identity, not every identity as in the view.
+ONE_IDENTITY = "tenant = {tenant:String} AND identity = {identity:String}"
+# The view's columns that name the row rather than measure it.
+ROW_KEYS = ("tenant", "identity", "as_of")
 
 
-def identity_reputation(
-    store: Store, tenant: str, identity: str, as_of: date, weights: ReadWeights | None = None
-) -> dict[str, Any] | None:
-    """SPEC §7 for one identity on any day, from the daily aggregates; None when it has no event in the
-    120 days the windows span. Several reads of one tenant can share `weights` (default: read now, beside
-    the identity's rows)."""
+def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
+    """SPEC §7 for one identity on any day, from the daily aggregates, by the query of the view reputation_at
+    (so both always agree); None when it has no event in the days the windows span."""
     parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
-    weighing = store.beside(lambda: read_weights(store, tenant)) if weights is None else done(weights)
-    daily = dicts(store.client.query(load("identity_daily_sources"), parameters=parameters))
-    return combine(windows(daily, weighing.result(), as_of))
+    rows = dicts(store.client.query(formula_query("definitions/reputation_at", ONE_IDENTITY), parameters=parameters))
+    return {key: value for key, value in rows[0].items() if key not in ROW_KEYS} if rows else None
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
-    """The parts of sql/identity_explain.sql (event_type, reference, capped rows) for one identity."""
-    parameters = {
-        "tenant": tenant, "identity": identity, "as_of": as_of,
-        "categories": [str(category) for category in CATEGORY_WEIGHTS], "weights": list(CATEGORY_WEIGHTS.values()),
-    }  # fmt: skip
-    return dicts(store.client.query(load("identity_explain"), parameters=parameters))
+    """The parts of sql/identity_explain.sql (event_type, category, reference, capped rows) for one identity."""
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    return dicts(store.client.query(formula_query("identity_explain"), parameters=parameters))
 
 
 def list_identities(
@@ -321,7 +307,8 @@ def list_identities(
     offset: int = 0,
     now: datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """The fleet (sql/identities_list.sql), its runs counted over the 90 days ending at `now` (default: now)."""
+    """The fleet (sql/identities_list.sql), its runs counted over the reputation's window ending at `now`
+    (default: now)."""
     if sort not in IDENTITY_SORTS:
         raise ValueError(f"sort must be one of {', '.join(IDENTITY_SORTS)}")
     parameters = {
@@ -333,6 +320,7 @@ def list_identities(
         "limit": limit,
         "offset": offset,
         "now": now or datetime.now(UTC),
+        "window_days": model.WINDOW_DAYS,
     }
     rows = dicts(store.client.query(load("identities_list"), parameters=parameters))
     for row in rows:

@@ -1,0 +1,114 @@
+-- SPEC §7 and §7.1 at one day: the query of the view reputation_at (every identity: the refreshable fleet
+-- table, the alerts, Grafana) and, with its scope rendered as one tenant's identity, the API's read of one
+-- identity (service.store.reputation.identity_reputation). The placeholders are the model's, rendered from
+-- service/reputation/model.py, and what it reads when it runs (the half-life in force, the credibilities set:
+-- service/store/definitions.py).
+--
+-- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
+-- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by the source's credibility
+-- and by the decay in each window (0 outside it), and summed in Decimal again, so that a read is exact and
+-- reproducible to the bit whatever the order of parts. Per category and window S_c = Σδ·c·w / Σc·w (null
+-- without weight); overall = Σ w_c·S_c / Σ w_c over the categories with a score, summed in the model's order
+-- of categories. Confidence's N is the sum of credibility x decay over the counted events of the current
+-- window; the counts leave out sources of credibility 0 and failure types whose events were all retracted.
+WITH
+    {{half_life_in_force}} AS half_life,
+    {{window_offsets}} AS window_offsets,
+    {{reported_score}} AS reported_score
+SELECT
+    tenant,
+    identity,
+    {as_of:Date} AS as_of,
+    overall_scores[1] AS overall,
+    {{category_columns}},
+    least(1., toFloat64(evidence) / {{full_confidence_events}}) AS confidence,
+    events,
+    positive_events,
+    negative_events,
+    failures,
+    overall_scores[2] AS score_7d_ago,
+    overall_scores[3] AS score_30d_ago,
+    overall - score_7d_ago AS trend_7d,
+    overall - score_30d_ago AS trend_30d
+FROM
+(
+    -- Per identity: each category's S_c per window, in the model's order of categories.
+    WITH
+        arrayMap(category -> ratios_by_category[category], {{categories}}) AS by_category,
+        {{category_weights}} AS category_weights
+    SELECT
+        tenant,
+        identity,
+        arrayMap(reported_score, arrayMap(ratios -> ratios[1], by_category)) AS category_scores,
+        arrayMap(reported_score, arrayMap(
+            window -> arraySum(arrayMap(
+                    (ratios, weight) -> weight * ifNull(ratios[window], 0), by_category, category_weights))
+                / nullIf(arraySum(arrayMap(
+                    (ratios, weight) -> weight * (ratios[window] IS NOT NULL), by_category, category_weights)), 0),
+            arrayEnumerate(window_offsets))) AS overall_scores,
+        evidence,
+        events,
+        positive_events,
+        negative_events,
+        failures
+    FROM
+    (
+        SELECT
+            tenant,
+            identity,
+            CAST(groupArray((category, window_ratios)), 'Map(String, Array(Nullable(Float64)))') AS ratios_by_category,
+            sum(category_evidence) AS evidence,
+            sum(category_events) AS events,
+            sum(category_positive) AS positive_events,
+            sum(category_negative) AS negative_events,
+            mapFilter((failure, count) -> count != 0, sumMap(category_failures)) AS failures
+        FROM
+        (
+            -- Per category: S_c in each window, and the current window's evidence and counts.
+            WITH
+                ifNull(known.credibility, {{default_credibility}}) AS credibility,
+                arrayMap(
+                    window_end -> if(day BETWEEN window_end - ({{window_days}} - 1) AND window_end, {{decay}}, 0.),
+                    arrayMap(offset -> {as_of:Date} - offset, window_offsets)) AS decays,
+                credibility > 0 AND day >= {as_of:Date} - ({{window_days}} - 1) AS counted
+            SELECT
+                tenant,
+                identity,
+                category,
+                arrayMap(
+                    (weighted_sum, weight_sum) -> toFloat64(weighted_sum) / nullIf(toFloat64(weight_sum), 0),
+                    sumForEach(arrayMap(decay -> toDecimal128(weighted * credibility * decay, 18), decays)),
+                    sumForEach(arrayMap(decay -> toDecimal128(weight * credibility * decay, 18), decays))
+                ) AS window_ratios,
+                sum(toDecimal128(day_events * credibility * decays[1], 18)) AS category_evidence,
+                sumIf(day_events, counted) AS category_events,
+                sumIf(day_positive, counted) AS category_positive,
+                sumIf(day_negative, counted) AS category_negative,
+                sumMapIf(day_failures, counted) AS category_failures
+            FROM
+            (
+                -- Per day and source: the stored sums, merged whatever the parts (the float products above
+                -- then never depend on how the engine merged them).
+                SELECT
+                    tenant,
+                    identity,
+                    category,
+                    day,
+                    source,
+                    toFloat64(sum(weighted_sum)) AS weighted,
+                    toFloat64(sum(weight_sum)) AS weight,
+                    sum(events) AS day_events,
+                    sum(positive_events) AS day_positive,
+                    sum(negative_events) AS day_negative,
+                    sumMap(failures) AS day_failures
+                FROM reputation_daily_sources
+                WHERE {{scope}}
+                  AND day BETWEEN {as_of:Date} - (arrayMax(window_offsets) + {{window_days}} - 1) AND {as_of:Date}
+                GROUP BY tenant, identity, category, day, source
+            ) AS daily
+            LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
+            GROUP BY tenant, identity, category
+        )
+        GROUP BY tenant, identity
+    )
+)

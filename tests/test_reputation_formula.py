@@ -1,0 +1,131 @@
+"""One reputation formula (issue #29): service/reputation/model.py is its one source. A model changed there
+alone changes the view reputation_at (and so the fleet table), the API's one-identity read and the explanation
+alike, as the brute-force recomputation with the same model says; and a store migrated from main, whose view
+was the one of migration 0010, reads exactly as before and as a fresh store."""
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from service.reputation import model
+from service.services.reputation import explain
+from service.store import migrate as migrations
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from tests.reputation_oracle import (
+    Model,
+    assert_matches,
+    reference_key,
+    reference_points,
+    reputation,
+    type_contributions,
+)
+from tests.reputation_seed import model_in_force, seed
+
+TENANT = "t"
+# Another model, given to the service (model.py) and to the recomputation alike.
+OTHER = {"CATEGORY_WEIGHTS": {"task_quality": 0.2, "economic": 0.5, "identity_hygiene": 0.3}, "WINDOW_DAYS": 60,
+         "FULL_CONFIDENCE_EVENTS": 40}  # fmt: skip
+ORACLE = Model(weights=OTHER["CATEGORY_WEIGHTS"], window_days=60, full_confidence_events=40)
+
+
+@pytest.fixture
+def under_another_model(fresh_database: Store, monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict[str, Any]], date]:
+    """A store of its own with the seeded events, migrated, then the model changed in model.py alone."""
+    assert migrations.migrate(fresh_database)[-1] == "definitions/reputation_at"
+    events, today = seed(fresh_database, TENANT)
+    for name, value in OTHER.items():
+        monkeypatch.setattr(model, name, value)
+    assert migrations.migrate(fresh_database) == ["definitions/reputation_at"]  # the view follows, re-created once
+    assert migrations.migrate(fresh_database) == []
+    return events, today
+
+
+def _check_reads(store: Store, events: list[dict[str, Any]], identities: list[str], days: list[date]) -> None:
+    for as_of in days:
+        for identity in identities:
+            expected = reputation(events, identity, as_of, ORACLE)
+            actual = reputation_store.identity_reputation(store, TENANT, identity, as_of)
+            if actual is None:
+                assert expected["events"] == 0 and expected["overall"] is None, (identity, as_of)
+            else:
+                assert_matches(actual, expected, f"{identity} as of {as_of}")
+
+
+def _check_fleet(store: Store, events: list[dict[str, Any]], today: date) -> None:
+    reputation_store.refresh_scores(store)
+    fleet = reputation_store.list_identities(store, TENANT, limit=1000)
+    assert fleet
+    for row in fleet:
+        assert_matches(row, reputation(events, row["identity"], today, ORACLE), f"fleet {row['identity']}")
+
+
+def _check_explanations(store: Store, events: list[dict[str, Any]], identities: list[str], today: date) -> None:
+    for identity in identities:
+        explanation = explain(store, TENANT, identity, today)
+        assert explanation is not None and explanation["window_days"] == 60
+        for window, offset in (("current", 0), ("7d_ago", 7)):
+            expected = type_contributions(events, identity, today - timedelta(days=offset), ORACLE)
+            shown = {
+                (category, event_type): windows[window]
+                for category, part in explanation["categories"].items()
+                for event_type, windows in part["event_types"].items()
+                if windows[window]["events"]
+            }
+            assert shown.keys() == expected.keys(), (identity, window)
+            for key, (count, moved, weighed) in expected.items():
+                assert shown[key]["events"] == count, (identity, window, key)
+                assert abs(shown[key]["weighted_delta"] - moved) <= 1e-9 and abs(shown[key]["weight"] - weighed) <= 1e-9
+        points = reference_points(events, identity, today, ORACLE)  # weighed by the other model's categories
+        for reference in explanation["top_references"]:
+            assert abs(reference["points"] - points[reference_key(reference)]) <= 1e-6, (identity, reference)
+
+
+def test_a_model_changed_in_model_py_alone_changes_the_view_the_read_and_the_explanation(
+    fresh_database: Store, under_another_model: tuple[list[dict[str, Any]], date]
+) -> None:
+    store, (events, today) = fresh_database, under_another_model
+    identities = sorted({e["identity"] for e in events})
+    assert any(
+        reputation(events, identity, today, ORACLE)["overall"] != reputation(events, identity, today)["overall"]
+        for identity in identities
+    ), "the other model must change the figures of these events"
+    _check_reads(store, events, identities, [today, today - timedelta(days=7), today - timedelta(days=45)])
+    _check_fleet(store, events, today)
+    _check_explanations(store, events, ["agent-00", "agent-07", "agent-33"], today)
+
+
+VIEW_ROWS = "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String} ORDER BY identity"
+VIEW_TEXT = (
+    "SELECT replaceAll(create_table_query, currentDatabase() || '.', '') FROM system.tables"
+    " WHERE database = currentDatabase() AND name = 'reputation_at'"
+)
+WEIGHED = Model({"key-a": 0.25, "legacy": 0.5}, half_life=30.0)
+
+
+def _view_rows(store: Store, days: list[date]) -> list[tuple]:
+    parameters = [{"as_of": as_of, "tenant": TENANT} for as_of in days]
+    return [row for each in parameters for row in store.client.query(VIEW_ROWS, parameters=each).result_rows]
+
+
+def test_a_store_migrated_from_main_reads_exactly_as_before_and_as_a_fresh_one(
+    fresh_database: Store, embedded_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, every_migration = fresh_database, migrations.discover()
+    monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version < 18])
+    migrations.migrate(store)  # main's schema: reputation_at is the view of migration 0010
+    _events, today = seed(store, TENANT)
+    days = [today, today - timedelta(days=30), today - timedelta(days=100)]
+    flat = _view_rows(store, days)
+    with model_in_force(store, TENANT, WEIGHED):
+        weighed = _view_rows(store, days)
+
+    monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
+    assert migrations.migrate(store) == ["0018_reputation_definitions", "definitions/reputation_at"]
+    with model_in_force(store, TENANT, WEIGHED):
+        assert _view_rows(store, days) == weighed
+    with model_in_force(store, TENANT, Model(dict.fromkeys(WEIGHED.credibility, 1.0))):
+        assert _view_rows(store, days) == flat and len(flat) > 100
+    fresh = embedded_store.client.query(VIEW_TEXT).result_rows
+    assert store.client.query(VIEW_TEXT).result_rows == fresh and len(fresh) == 1
