@@ -4,6 +4,9 @@ Convention: every module `bench/<name>.py` that defines `main() -> list[tuple[st
 benchmark; each row is (metric, measured, target), target "-" when SPEC §13 sets none. With names, only
 those modules run (e.g. `python -m bench diagnose`). A benchmark that fails (or fails to import) shows its
 error as a row, and the command exits 1 after the table.
+
+A benchmark with options of its own (COMMANDS) runs alone, never in the table: `python -m bench scale
+--events 1000000` (bench/scale.py, SPEC §14; the default fills 100,000,000 events, which takes hours here).
 """
 
 import importlib
@@ -17,10 +20,13 @@ from rich.table import Table
 import bench
 
 Row = tuple[str, str, str]
+COMMANDS = ("scale",)
 
 
 def module_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
+    return sorted(
+        m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_") and m.name not in COMMANDS
+    )
 
 
 def run_benchmark(name: str) -> list[Row] | None:
@@ -52,4 +58,6 @@ def main(names: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] and sys.argv[1] in COMMANDS:
+        sys.exit(importlib.import_module(f"bench.{sys.argv[1]}").cli(sys.argv[2:]))
     sys.exit(main(sys.argv[1:]))

@@ -54,7 +54,7 @@ SELECT
     if(category = 'task_quality', 'run', 'transaction'),
     toString(number),
     if(category = 'task_quality', 'repute', ['key-a', 'key-b', 'key-c'][1 + intDiv(number, 5) % 3])
-FROM numbers({count:UInt64})
+FROM numbers({start:UInt64}, {count:UInt64})
 """
 RUNS = 300_000
 # Runs of the same 10,000 identities over the last 100 days, each written as the service writes a streamed
@@ -91,7 +91,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _timed(call, repeat: int) -> list[float]:
+def timed(call: Callable[[], object], repeat: int) -> list[float]:
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -124,7 +124,7 @@ def main() -> list[tuple[str, str, str]]:
             started = time.perf_counter()
             store.client.command(
                 SEED_EVENTS,
-                parameters={"tenant": TENANT, "today": today, "identities": IDENTITIES, "count": EVENTS},
+                parameters={"tenant": TENANT, "today": today, "identities": IDENTITIES, "start": 0, "count": EVENTS},
                 settings={"max_insert_threads": 2},
             )
             seeded = time.perf_counter() - started
@@ -133,18 +133,16 @@ def main() -> list[tuple[str, str, str]]:
             flat = _per_identity(lambda identity: reputation_store.identity_reputation(store, TENANT, identity, today))
             load_after_reads = load_average()
             explained = _per_identity(lambda identity: explain(store, TENANT, identity, today), repeat=100)
-            refresh = _timed(lambda: reputation_store.refresh_scores(store), 3)
-            fleet = _timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
+            refresh = timed(lambda: reputation_store.refresh_scores(store), 3)
+            fleet = timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
             reputation_store.sync_half_life(store, Settings(reputation_half_life_days=HALF_LIFE_DAYS))
             decayed = _per_identity(
                 lambda identity: reputation_store.identity_reputation(store, TENANT, identity, today)
             )
             ingest = _ingest_rate(store)
             first_pages, identity_pages = _runs_list(store, today)  # last: its seeding sets off merges
-            fleet_with_runs = _timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
-            fleet_page = _timed(
-                lambda: reputation_service.fleet(store, TENANT, datetime.now(UTC), limit=FLEET_PAGE), 20
-            )
+            fleet_with_runs = timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
+            fleet_page = timed(lambda: reputation_service.fleet(store, TENANT, datetime.now(UTC), limit=FLEET_PAGE), 20)
         finally:
             store.close()
     return [
@@ -176,7 +174,7 @@ def _runs_list(store: Store, today: date) -> tuple[list[float], list[float]]:
         parameters = {"tenant": TENANT, "version": version, "today": today, "identities": IDENTITIES, "count": RUNS}
         store.client.command(SEED_RUNS, parameters=parameters)
     _settle(store)
-    first_pages = _timed(lambda: run_store.list_runs(store, TENANT, limit=50), 20)
+    first_pages = timed(lambda: run_store.list_runs(store, TENANT, limit=50), 20)
     return first_pages, _per_identity(lambda identity: run_store.list_runs(store, TENANT, identity=identity, limit=50))
 
 
@@ -192,10 +190,10 @@ def _per_identity(read: Callable[[str], object], repeat: int = 200) -> list[floa
     """Latencies of `read` over distinct random identities, after WARM_UP_READS untimed reads of others."""
     identities = [f"agent-{random.Random(i).randrange(IDENTITIES)}" for i in range(repeat + WARM_UP_READS)]
     # The timed identities are seeds 1..repeat, as before the extra warm-up reads, so figures compare.
-    untimed, timed = identities[:1] + identities[repeat + 1 :], iter(identities[1 : repeat + 1])
+    untimed, measured = identities[:1] + identities[repeat + 1 :], iter(identities[1 : repeat + 1])
     for identity in untimed:
         read(identity)
-    return _timed(lambda: read(next(timed)), repeat)
+    return timed(lambda: read(next(measured)), repeat)
 
 
 def _latency(what: str, samples: list[float], target: str) -> list[tuple[str, str, str]]:

@@ -208,13 +208,26 @@ def serve(
 
 
 @app.command()
-def migrate() -> None:
+def migrate(
+    print_only: Annotated[
+        bool,
+        typer.Option(
+            "--print", help="print the whole schema's DDL as rendered for these settings (a cluster's too); apply none"
+        ),
+    ] = False,
+) -> None:
     """Apply pending ClickHouse migrations (idempotent)."""
     from service.client.server_file import running_server
     from service.services.setup import prepare_store as apply
     from service.store.client import Store
+    from service.store.migrate import every_statement
 
     settings = get_settings()
+    if print_only:
+        with store_errors():
+            for statement in every_statement(settings):
+                out.print(statement if statement.startswith("--") else f"{statement};\n", markup=False, highlight=False)
+        return
     if settings.embedded and (url := running_server(settings.data_dir)):
         out.print(f"the server at {url} owns this store and migrated it at start; nothing to do")
         return

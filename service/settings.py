@@ -3,19 +3,24 @@
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="REPUTE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="REPUTE_", extra="ignore", populate_by_name=True)
 
     data_dir: Path = Path(".repute")
     clickhouse_url: str | None = Field(
         default=None, description="chdb://<path> (embedded, the default) or http(s)://user:pass@host:8123/db"
     )
     database: str = Field(default="repute", description="database used when the URL names none")
-    cluster: str | None = Field(default=None, description="ON CLUSTER name; enables Replicated engines")
+    cluster: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        validation_alias=AliasChoices("REPUTE_CLICKHOUSE_CLUSTER", "REPUTE_CLUSTER"),
+        description="a ClickHouse cluster's name: Replicated and Distributed tables (docs/cluster.md)",
+    )
 
     host: str = "127.0.0.1"
     port: int = 8000

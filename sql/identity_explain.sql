@@ -14,7 +14,10 @@
 --               runs at +1.0 move the score less than one failed payment at -1.0);
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
--- signed, and a type, category or reference whose events were all retracted is left out.
+-- signed, and a type, category or reference whose events were all retracted is left out. The four parts come
+-- from one read of the identity's events (GROUPING SETS, each part summing the rows it counts) instead of one
+-- read each: a read opens every part of the months the windows span. A reference's points take the
+-- categories' Σc·w from the category rows of the same read.
 WITH
     {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
@@ -27,6 +30,7 @@ WITH
             event_type,
             reference_type,
             reference_id,
+            if(reference_id = '', event_type, '') AS signal_type,
             source,
             capped,
             offset_days,
@@ -36,7 +40,10 @@ WITH
             {{decay}} AS decay,
             sign,
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
-            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed
+            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed,
+            NOT capped AND credibility > 0 AS counted,
+            counted AND offset_days = 0 AS referenced,
+            capped AND offset_days = 0 AS kept_out
         FROM reputation_events
         LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
         ARRAY JOIN explained_offsets AS offset_days
@@ -44,64 +51,57 @@ WITH
           AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1)
               AND {as_of:Date}
           AND day BETWEEN window_end - ({{window_days}} - 1) AND window_end
-    ),
-    counted_now AS
-    (
-        SELECT * FROM window_events WHERE offset_days = 0 AND NOT capped AND credibility > 0
-    ),
-    category_weights AS
-    (
-        SELECT category, toFloat64(sum(weighed)) AS category_weight
-        FROM counted_now
-        GROUP BY category
-        HAVING category_weight != 0
-    ),
-    (
-        SELECT sum(category_weight_of[category]) FROM category_weights
-    ) AS weights_total
-SELECT
-    if(grouping(event_type) = 1, 'category', 'event_type') AS part,
-    category,
-    event_type,
-    '' AS reference_type,
-    '' AS reference_id,
-    '' AS source,
-    offset_days,
-    sum(sign) AS events,
-    toFloat64(sum(moved)) AS weighted_delta,
-    toFloat64(sum(weighed)) AS weight,
-    arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1] AS score,
-    0. AS points
-FROM window_events
-WHERE NOT capped AND credibility > 0
-GROUP BY GROUPING SETS ((category, event_type, offset_days), (category, offset_days))
-HAVING events != 0
-UNION ALL
-SELECT *
+    )
+SELECT part, category, named_type AS event_type, reference_type, reference_id, source, offset_days, events,
+       weighted_delta, weight, score, points
 FROM
 (
     SELECT
-        'reference', '', signal_type, reference_type, reference_id, '', 0, sum(category_events) AS reference_events,
-        toFloat64(sum(category_moved)) AS weighted_delta, toFloat64(sum(category_weighed)), NULL,
-        arrayMap(reported_score, [sum(if(category_weight = 0, 0., category_weight_of[category]
-            * toFloat64(category_moved) / category_weight / weights_total))])[1]
-            - arrayMap(reported_score, [0.])[1] AS points
+        *,
+        row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, abs(points) DESC,
+                           reference_type, reference_id, named_type) AS rank
     FROM
     (
         SELECT
-            reference_type, reference_id, if(reference_id = '', event_type, '') AS signal_type, category,
-            sum(sign) AS category_events, sum(moved) AS category_moved, sum(weighed) AS category_weighed
-        FROM counted_now
-        GROUP BY reference_type, reference_id, signal_type, category
-    ) AS by_category
-    LEFT JOIN category_weights USING category
-    GROUP BY reference_type, reference_id, signal_type
-    HAVING reference_events != 0
-    ORDER BY abs(weighted_delta) DESC, abs(points) DESC, reference_type, reference_id, signal_type
-    LIMIT 10
+            *,
+            -- the current window's categories with a Σc·w, and that Σc·w (the category rows of this read)
+            mapFromArrays(
+                groupArrayIf(category, part = 'category' AND offset_days = 0 AND weight != 0) OVER (),
+                groupArrayIf(weight, part = 'category' AND offset_days = 0 AND weight != 0) OVER ()
+            ) AS current_weights,
+            arraySum(arrayMap(c -> category_weight_of[c], mapKeys(current_weights))) AS weights_total,
+            if(part = 'reference',
+               arrayMap(reported_score, [arraySum(arrayMap(
+                   (c, m) -> if(mapContains(current_weights, c), category_weight_of[c] * m / current_weights[c], 0.),
+                   mapKeys(moved_by_category), mapValues(moved_by_category))) / weights_total])[1]
+                   - arrayMap(reported_score, [0.])[1],
+               0.) AS points
+        FROM
+        (
+            SELECT
+                multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
+                        grouping(reference_id) = 0, 'reference', 'capped') AS part,
+                part IN ('event_type', 'category') AS scored,
+                category,
+                if(part = 'reference', signal_type, event_type) AS named_type,
+                reference_type,
+                reference_id,
+                source,
+                offset_days,
+                multiIf(scored, sumIf(sign, counted), part = 'reference', sumIf(sign, referenced), sumIf(sign, kept_out))
+                    AS events,
+                multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)),
+                        0.) AS weighted_delta,
+                multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference',
+                        toFloat64(sumIf(weighed, referenced)), 0.) AS weight,
+                if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
+                mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced)) AS moved_by_category,
+                countIf(kept_out) AS capped_rows
+            FROM window_events
+            GROUP BY GROUPING SETS (
+                (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id, signal_type),
+                (source))
+        )
+    )
 )
-UNION ALL
-SELECT 'capped', '', '', '', '', source, 0, sum(sign), 0., 0., NULL, 0.
-FROM window_events
-WHERE offset_days = 0 AND capped
-GROUP BY source
+WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR rank <= 10)

@@ -121,7 +121,7 @@ def test_a_store_migrated_from_main_reads_exactly_as_before_and_as_a_fresh_one(
     with model_in_force(store, TENANT, WEIGHED):
         weighed = _view_rows(store, days)
 
-    monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
+    monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version <= 18])
     assert migrations.migrate(store) == ["0018_reputation_definitions", "definitions/reputation_at"]
     with model_in_force(store, TENANT, WEIGHED):
         assert _view_rows(store, days) == weighed

@@ -18,13 +18,19 @@ from clickhouse_connect.driver.exceptions import ClickHouseError, ProgrammingErr
 
 from service.errors import StoreLocked, StoreUnavailable
 from service.settings import Settings
+from service.store import cluster
 
 
-def _database_of(dsn: str, default: str) -> str:
-    if dsn.startswith("chdb://"):
-        return default
-    path = urlsplit(dsn).path.strip("/")
-    return path or default
+def database_of(settings: Settings) -> str:
+    """The database the service uses: the server URL's path, else the `database` setting."""
+    if settings.embedded:
+        return settings.database
+    return urlsplit(settings.dsn).path.strip("/") or settings.database
+
+
+def create_database(database: str, cluster: str | None) -> str:
+    on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
+    return f"CREATE DATABASE IF NOT EXISTS `{database}`{on_cluster} ENGINE = Atomic"
 
 
 def _server_dsn(dsn: str) -> str:
@@ -101,11 +107,13 @@ def _without_credentials(dsn: str) -> str:
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
-def _open(dsn: str, database: str | None) -> Client:
+def _open(dsn: str, database: str | None, settings: dict[str, Any] | None = None) -> Client:
     if dsn.startswith("chdb://"):
         return _open_embedded(Path(dsn.removeprefix("chdb://")), database)
     try:
-        return clickhouse_connect.get_client(dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False)
+        return clickhouse_connect.get_client(
+            dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False, settings=settings
+        )
     except ProgrammingError as exc:
         raise StoreUnavailable(f"cannot open ClickHouse at {_without_credentials(dsn)}: {one_line(exc)}") from exc
     except (ClickHouseError, OSError) as exc:
@@ -149,7 +157,8 @@ class Store:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.dsn = settings.dsn
-        self.database = _database_of(self.dsn, settings.database)
+        self.database = database_of(settings)
+        self._session_settings = cluster.CLIENT_SETTINGS if settings.cluster else None
         self._local = threading.local()
         self._clients: list[Client] = []
         self._lock = threading.Lock()
@@ -169,10 +178,9 @@ class Store:
                 path.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreUnavailable(f"cannot create the embedded store at {path}: {exc.strerror or exc}") from exc
-        bootstrap = _open(self.dsn, None)
+        bootstrap = _open(self.dsn, None, self._session_settings)
         try:
-            on_cluster = f" ON CLUSTER {self.settings.cluster}" if self.settings.cluster else ""
-            bootstrap.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`{on_cluster} ENGINE = Atomic")
+            bootstrap.command(create_database(self.database, self.settings.cluster))
         except ClickHouseError as exc:
             raise StoreUnavailable(
                 f"cannot open ClickHouse at {_without_credentials(self.dsn)}: {one_line(exc)}"
@@ -191,7 +199,7 @@ class Store:
     def client(self) -> Client:
         client = getattr(self._local, "client", None)
         if client is None:
-            client = _open(self.dsn, self.database)
+            client = _open(self.dsn, self.database, self._session_settings)
             self._local.client = client
             self._track(client)
         return client
@@ -213,6 +221,10 @@ class Store:
         )
         self._column_types[key] = context.column_types
         self.client.insert(data=rows, context=context)
+
+    def mutable(self, table: str) -> str:
+        """`table` as a mutation names it on this deployment (service.store.cluster.mutable)."""
+        return cluster.mutable(table, self.settings.cluster)
 
     def forget_column_types(self) -> None:
         """After a schema change (migrations): the next insert into each table asks for its columns again.

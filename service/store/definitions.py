@@ -16,8 +16,9 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from service.reputation.model import formula_sql
+from service.settings import Settings
 from service.store.client import Store
-from service.store.migrate import render
+from service.store.migrate import render, statements
 from service.store.queries import load
 
 DEFINITIONS: Traversable = files("service") / "sql" / "definitions"
@@ -41,18 +42,27 @@ def formula_query(name: str, scope: str = EVERY_IDENTITY) -> str:
 @dataclass(frozen=True)
 class Definition:
     view: str
-    statement: str  # CREATE OR REPLACE VIEW, rendered now
+    statements: tuple[str, ...]  # what creates the view on this deployment (one machine, or a cluster), rendered now
 
     @property
     def checksum(self) -> str:
-        return hashlib.sha256(self.statement.encode()).hexdigest()
+        return hashlib.sha256(";\n".join(self.statements).encode()).hexdigest()
 
 
-def definitions(on_cluster: str) -> list[Definition]:
-    """Each sql/definitions/<view>.sql as the statement that creates the view."""
+def definitions(settings: Settings, database: str) -> list[Definition]:
+    """Each sql/definitions/<view>.sql as the statements that create the view for these settings."""
     views = sorted(entry.name.removesuffix(".sql") for entry in DEFINITIONS.iterdir() if entry.name.endswith(".sql"))
     return [
-        Definition(view, f"CREATE OR REPLACE VIEW {view} {on_cluster} AS\n{formula_query(f'definitions/{view}')}")
+        Definition(
+            view,
+            tuple(
+                statements(
+                    f"CREATE OR REPLACE VIEW {view} {{{{on_cluster}}}} AS\n{formula_query(f'definitions/{view}')}",
+                    settings,
+                    database,
+                )
+            ),
+        )
         for view in views
     ]
 
@@ -65,17 +75,18 @@ def _recorded(store: Store) -> dict[str, str] | None:
     return {name: checksum for name, checksum in rows}
 
 
-def apply_definitions(store: Store, on_cluster: str) -> list[str]:
+def apply_definitions(store: Store) -> list[str]:
     """(Re)creates each definition whose rendered text changed since it was last created; returns their
     names (definitions/<view>)."""
     recorded = _recorded(store)
     if recorded is None:
         return []
     applied = []
-    for definition in definitions(on_cluster):
+    for definition in definitions(store.settings, store.database):
         if recorded.get(definition.view) == definition.checksum:
             continue
-        store.client.command(definition.statement)
+        for statement in definition.statements:
+            store.client.command(statement)
         store.client.insert(
             "schema_definitions", [[definition.view, definition.checksum]], column_names=["name", "checksum"]
         )

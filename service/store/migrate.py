@@ -11,13 +11,15 @@ since stops the migration: a schema change belongs in a new file.
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from service.errors import MigrationError
 from service.settings import Settings
-from service.store.client import Store
+from service.store.client import Store, create_database, database_of
+from service.store.cluster import for_cluster
 
 MIGRATIONS: Traversable = files("service") / "migrations"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -38,15 +40,15 @@ class AppliedMigrationChanged(MigrationError):
 
 
 _RECORD_TABLE = """
-CREATE TABLE IF NOT EXISTS schema_migrations {on_cluster}
+CREATE TABLE IF NOT EXISTS schema_migrations {{on_cluster}}
 (
     version    UInt32,
     name       String,
     checksum   String,
     applied_at DateTime64(3, 'UTC') DEFAULT now64(3)
 )
-ENGINE = {replicated}ReplacingMergeTree(applied_at)
-ORDER BY version
+ENGINE = {{replicated}}ReplacingMergeTree(applied_at)
+ORDER BY version;
 """
 
 
@@ -83,6 +85,19 @@ def render(sql: str, values: dict[str, str]) -> str:
         return values[match.group(1)]
 
     return _PLACEHOLDER.sub(substitute, sql)
+
+
+def statements(sql: str, settings: Settings, database: str) -> list[str]:
+    """A template's statements rendered for the settings' deployment: as written, or for the cluster
+    (service.store.cluster)."""
+    rendered = split_statements(render(sql, template_values(settings)))
+    if not settings.cluster:
+        return rendered
+    return [each for statement in rendered for each in for_cluster(statement, database)]
+
+
+def _record_table(settings: Settings, database: str) -> list[str]:
+    return statements(_RECORD_TABLE, settings, database)
 
 
 def split_statements(sql: str) -> list[str]:
@@ -134,16 +149,16 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
     """Applies pending migrations, then re-creates the repeatable definitions whose rendered text changed
     (service/store/definitions.py); returns the names applied (empty when up to date)."""
     migrations = discover(source)
-    values = template_values(store.settings)
     client = store.client
-    client.command(_RECORD_TABLE.format(**values))
+    for statement in _record_table(store.settings, store.database):
+        client.command(statement)
     recorded = _recorded_checksums(store)
     _verify_unchanged(migrations, recorded)
     applied = []
     for migration in migrations:
         if migration.version in recorded:
             continue
-        for statement in split_statements(render(migration.sql, values)):
+        for statement in statements(migration.sql, store.settings, store.database):
             client.command(statement)
         client.insert(
             "schema_migrations",
@@ -153,10 +168,27 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
         applied.append(migration.name)
     from service.store.definitions import apply_definitions  # it renders with this module: imported once both are
 
-    applied += apply_definitions(store, values["on_cluster"])
+    applied += apply_definitions(store)
     if applied:
         store.forget_column_types()
     return applied
+
+
+def every_statement(settings: Settings, source: Traversable = MIGRATIONS) -> Iterator[str]:
+    """The whole schema as `repute migrate` would create it for these settings, from nothing: the database,
+    the record table and every migration's statements, each file's introduced by a comment naming it.
+    Nothing is opened or applied, so a cluster's DDL can be reviewed where no cluster exists."""
+    database = database_of(settings)
+    yield create_database(database, settings.cluster)
+    yield from _record_table(settings, database)
+    for migration in discover(source):
+        yield f"-- {migration.file_name}"
+        yield from statements(migration.sql, settings, database)
+    from service.store.definitions import definitions
+
+    for definition in definitions(settings, database):
+        yield f"-- definitions/{definition.view}.sql"
+        yield from definition.statements
 
 
 def pending(store: Store, source: Traversable = MIGRATIONS) -> list[str]:

@@ -88,7 +88,8 @@ FROM
             FROM
             (
                 -- Per day and source: the stored sums, merged whatever the parts (the float products above
-                -- then never depend on how the engine merged them).
+                -- then never depend on how the engine merged them). Only the current window reports failures:
+                -- the older days' maps are never summed.
                 SELECT
                     tenant,
                     identity,
@@ -100,7 +101,7 @@ FROM
                     sum(events) AS day_events,
                     sum(positive_events) AS day_positive,
                     sum(negative_events) AS day_negative,
-                    sumMap(failures) AS day_failures
+                    sumMapIf(failures, day >= {as_of:Date} - ({{window_days}} - 1)) AS day_failures
                 FROM reputation_daily_sources
                 WHERE {{scope}}
                   AND day BETWEEN {as_of:Date} - (arrayMax(window_offsets) + {{window_days}} - 1) AND {as_of:Date}

@@ -1,0 +1,346 @@
+"""`python -m bench scale [--events N] [--identities M] [--runs R]` (SPEC §14): a large fleet's store on
+one machine, and the service's reads measured on it.
+
+The rows are made inside ClickHouse (INSERT ... SELECT from numbers()) through the same tables and
+materialized views as the service's writes, not through Python: reputation events as bench/store.py makes
+them (three in five the runs' own, the rest signals of three keys, one of which has a credibility of 0.5,
+over 400 days), and runs copied from real ones that the finalize pipeline diagnosed and stored, each copy
+with an id, identity and time of its own, as an open version and then its finalized one, with its
+failures. The reads are measured on a store at rest (after the merges the load set off), through the
+service's own read functions, and the last line printed is SPEC §14's.
+
+`--store DIR` keeps the store in DIR, and measures again a store that an earlier run filled there with the
+same counts instead of filling it again (to profile the reads).
+"""
+
+import argparse
+import json
+import multiprocessing
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import orjson
+
+from bench._server import load_average
+from bench.store import SEED_EVENTS, percentile, timed
+from service.diagnosis import parse_run
+from service.services import reputation, runs
+from service.services.inputs import session_input
+from service.settings import Settings
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from service.store.migrate import migrate
+from service.testing.factory import make_session
+
+TENANT = "bench"
+TEMPLATE_TENANT = "bench-template"
+TEMPLATE_RUNS = 200  # distinct real runs the copies are made from
+SEED_CHUNK = 10_000_000  # rows per INSERT ... SELECT: one statement's progress at a time
+MIB = 1024 * 1024
+STORE_MARKER = "scale.json"
+Row = tuple[str, str, str]
+
+# Each copy: the template run it copies (by position), and the id, identity and opening time that make it
+# a run of its own, spread over the last 365 days.
+COPIES = """
+(
+    SELECT number % {templates:UInt32} AS position, lower(hex(MD5(toString(number)))) AS copy_id,
+           concat('agent-', toString(number % {identities:UInt32})) AS copy_identity,
+           toDateTime64({today:Date}, 3, 'UTC') - toIntervalSecond(cityHash64(number) % (365 * 86400)) AS opened
+    FROM numbers({start:UInt64}, {count:UInt64})
+) AS copies
+"""
+# The rows of a table for the template runs, each with its run's position among them.
+TEMPLATE = """
+INNER JOIN
+(
+    SELECT {table}.*, positions.position AS position
+    FROM {table}
+    INNER JOIN
+    (
+        SELECT run_id, row_number() OVER (ORDER BY run_id) - 1 AS position FROM runs WHERE tenant = {{template:String}}
+    ) AS positions ON {table}.run_id = positions.run_id
+    WHERE {table}.tenant = {{template:String}}
+) AS template USING (position)
+SETTINGS join_algorithm = 'hash'
+"""
+# Every column of the template's run, but those that make the copy a run of its own (its id in the
+# diagnosis too). The open version has no verdict yet.
+SEED_RUNS = (
+    """
+INSERT INTO runs
+SELECT template.* EXCEPT (position) REPLACE (
+    {tenant:String} AS tenant,
+    copy_id AS run_id,
+    copy_identity AS identity,
+    opened AS created_at,
+    opened AS started_at,
+    opened + toIntervalSecond(50) AS ended_at,
+    opened + toIntervalSecond(if({open:Bool}, 0, 50)) AS run_at,
+    if({open:Bool}, NULL, opened + toIntervalSecond(51)) AS finalized_at,
+    if({open:Bool}, 'open', status) AS status,
+    if({open:Bool}, version - 1, version) AS version,
+    if({open:Bool}, '', replaceAll(diagnosis, template.run_id, copy_id)) AS diagnosis
+)
+FROM"""
+    + COPIES
+    + TEMPLATE.format(table="runs")
+)
+SEED_FAILURES = (
+    """
+INSERT INTO run_failures
+SELECT template.* EXCEPT (position) REPLACE (
+    {tenant:String} AS tenant, copy_id AS run_id, copy_identity AS identity, opened + toIntervalSecond(50) AS run_at
+)
+FROM"""
+    + COPIES
+    + TEMPLATE.format(table="run_failures")
+)
+
+
+@dataclass(frozen=True)
+class Scale:
+    events: int
+    identities: int
+    runs: int
+
+
+@dataclass(frozen=True)
+class Figures:
+    read: list[float]
+    explain: list[float]
+    refresh: list[float]
+    fleet: list[float]
+    runs: list[float]
+    identity_runs: list[float]
+    rss_mib: float
+    bytes_by_table: dict[str, int]
+
+
+def _chunks(total: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, total, SEED_CHUNK):
+        yield start, min(SEED_CHUNK, total - start)
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def seed_events(store: Store, scale: Scale, today: date) -> None:
+    for start, count in _chunks(scale.events):
+        store.client.command(
+            SEED_EVENTS,
+            parameters={"tenant": TENANT, "today": today, "identities": scale.identities, "start": start,
+                        "count": count},
+            settings={"max_insert_threads": 2},
+        )  # fmt: skip
+        _progress(f"  events: {start + count:,} of {scale.events:,}")
+
+
+def _template_runs(store: Store) -> None:
+    """TEMPLATE_RUNS real runs of 50 events, diagnosed and stored by the finalize pipeline."""
+    rng = random.Random(31)
+    sessions = [
+        session_input(parse_run(orjson.dumps(make_session(rng, f"template-{i:04}", f"agent-{i}", 50))))
+        for i in range(TEMPLATE_RUNS)
+    ]
+    runs.ingest_sessions(store, TEMPLATE_TENANT, sessions, datetime.now(UTC), 0.8)
+
+
+def seed_runs(store: Store, scale: Scale, today: date) -> None:
+    _template_runs(store)
+    common = {"tenant": TENANT, "template": TEMPLATE_TENANT, "templates": TEMPLATE_RUNS, "today": today,
+              "identities": scale.identities}  # fmt: skip
+    for is_open in (True, False):  # each run's open version is written before its finalized one
+        for start, count in _chunks(scale.runs):
+            store.client.command(SEED_RUNS, parameters={**common, "open": is_open, "start": start, "count": count})
+            _progress(f"  runs ({'open' if is_open else 'finalized'}): {start + count:,} of {scale.runs:,}")
+    for start, count in _chunks(scale.runs):
+        store.client.command(SEED_FAILURES, parameters={**common, "start": start, "count": count})
+
+
+def settle(store: Store, limit_seconds: float = 3600) -> float:
+    """Waits for the merges the load started, so that the reads are measured on a store at rest (as one
+    that filled up over months is); returns the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit_seconds:
+        if not store.client.query("SELECT count() FROM system.merges").result_rows[0][0]:
+            break
+        time.sleep(2)
+    return time.monotonic() - started
+
+
+def _per_identity(scale: Scale, read: Callable[[str], object], repeat: int, warm_up: int = 5) -> list[float]:
+    """Latencies of `read` over `repeat` random identities, after `warm_up` untimed reads of others."""
+    rng = random.Random(14)
+    names = iter([f"agent-{rng.randrange(scale.identities)}" for _ in range(repeat + warm_up)])
+    for _ in range(warm_up):
+        read(next(names))
+    return timed(lambda: read(next(names)), repeat)
+
+
+def _peak_rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bytes_on_disk(store: Store) -> dict[str, int]:
+    result = store.client.query(
+        "SELECT table, sum(bytes_on_disk) FROM system.parts WHERE database = currentDatabase() AND active"
+        " GROUP BY table"
+    )
+    return {table: int(size) for table, size in result.result_rows}
+
+
+def measure(store: Store, scale: Scale, today: date) -> Figures:
+    """The service's reads on the filled store: one identity's reputation and explanation, the fleet
+    view's refresh, the fleet list and the runs list; the peak RSS of this process, which opened the store
+    filled by another as the service would (the engine keeps what the load allocated)."""
+    read = _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
+    explained = _per_identity(scale, lambda name: reputation.explain(store, TENANT, name, today), 100)
+    refresh = timed(lambda: reputation_store.refresh_scores(store), 3)
+    fleet = timed(lambda: reputation.fleet(store, TENANT, datetime.now(UTC), limit=100), 20)
+    first_pages = timed(lambda: runs.list_runs(store, TENANT, limit=50), 20)
+    identity_pages = _per_identity(scale, lambda name: runs.list_runs(store, TENANT, identity=name, limit=50), 50)
+    return Figures(read, explained, [ms / 1000 for ms in refresh], fleet, first_pages, identity_pages,
+                   _peak_rss_mib(), bytes_on_disk(store))  # fmt: skip
+
+
+@contextmanager
+def _store_in(directory: Path | None) -> Iterator[Path]:
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        yield directory
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        yield Path(scratch)
+
+
+def _filled_rows(directory: Path, scale: Scale) -> list[Row] | None:
+    """The load's figures of an earlier fill of the store with the same counts; None when there was none."""
+    marker = directory / STORE_MARKER
+    if not marker.exists():
+        return None
+    filled = json.loads(marker.read_text())
+    return [tuple(row) for row in filled["rows"]] if filled["scale"] == asdict(scale) else None
+
+
+def fill(path: Path, scale: Scale, today: date) -> None:
+    """Fills the store at `path` and records the load's figures beside it (STORE_MARKER)."""
+    store = Store(Settings(data_dir=path))
+    try:
+        migrate(store)
+        cpu_started, started = time.process_time(), time.perf_counter()
+        seed_events(store, scale, today)
+        seeded, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        reputation_store.set_credibility(store, TENANT, "key-b", 0.5, datetime.now(UTC))
+        started = time.perf_counter()
+        seed_runs(store, scale, today)
+        runs_seeded = time.perf_counter() - started
+        _progress("  waiting for merges ...")
+        settled = settle(store)
+    finally:
+        store.close()
+    rows = [
+        ("fill: reputation events through the daily view", f"{scale.events / seeded:,.0f} events/s", "-"),
+        ("fill: the same per CPU second (all threads)", f"{scale.events / cpu:,.0f} events/s", "-"),
+        ("fill: runs, two versions and failures each", f"{scale.runs / runs_seeded:,.0f} runs/s", "-"),
+        ("fill: merges after the load", f"{settled:.0f} s", "-"),
+    ]
+    (path / STORE_MARKER).write_text(json.dumps({"scale": asdict(scale), "rows": rows}))
+
+
+def run(scale: Scale, directory: Path | None) -> tuple[list[Row], str]:
+    """The table's rows and the last line. The store is filled in a process of its own, so that this one
+    opens it as the service would and its memory is the reads' alone."""
+    today = datetime.now(UTC).date()
+    with _store_in(directory) as path:
+        if _filled_rows(path, scale) is None:
+            child = multiprocessing.get_context("spawn").Process(target=fill, args=(path, scale, today))
+            child.start()
+            child.join()
+            if child.exitcode != 0:
+                raise RuntimeError(f"filling the store failed (exit code {child.exitcode})")
+        rows = _filled_rows(path, scale) or []
+        store = Store(Settings(data_dir=path))
+        try:
+            migrate(store)
+            figures = measure(store, scale, today)
+        finally:
+            store.close()
+    return rows + report(scale, figures), last_line(scale, figures)
+
+
+def _p99(samples: list[float]) -> float:
+    return percentile(samples, 0.99)
+
+
+def _latency(what: str, samples: list[float], target: str) -> list[Row]:
+    return [
+        (f"{what}, p50", f"{statistics.median(samples):.1f} ms", "-"),
+        (f"{what}, p99", f"{_p99(samples):.1f} ms", target),
+    ]
+
+
+def bytes_per(figures: Figures, scale: Scale) -> tuple[float, float]:
+    """Bytes on disk per reputation event (the events and their daily sums) and per run (its versions and
+    failures)."""
+    tables = figures.bytes_by_table
+    event_bytes = tables.get("reputation_events", 0) + tables.get("reputation_daily_sources", 0)
+    run_bytes = tables.get("runs", 0) + tables.get("run_failures", 0)
+    return event_bytes / scale.events, run_bytes / scale.runs
+
+
+def last_line(scale: Scale, figures: Figures) -> str:
+    """SPEC §14's summary, the benchmark's last line."""
+    per_event, per_run = bytes_per(figures, scale)
+    return (
+        f"scale: events {scale.events}, identities {scale.identities}, runs {scale.runs}, "
+        f"read p99 {_p99(figures.read):.1f} ms, explain p99 {_p99(figures.explain):.1f} ms, "
+        f"refresh {max(figures.refresh):.1f} s, fleet {_p99(figures.fleet):.1f} ms, runs {_p99(figures.runs):.1f} ms, "
+        f"rss {figures.rss_mib:.0f} MiB, bytes/event {per_event:.1f}, bytes/run {per_run:.1f}"
+    )
+
+
+def report(scale: Scale, figures: Figures) -> list[Row]:
+    per_event, per_run = bytes_per(figures, scale)
+    tables = ", ".join(f"{name} {size / MIB:,.0f}" for name, size in sorted(figures.bytes_by_table.items()) if size)
+    return [
+        *_latency("one identity's reputation", figures.read, "p99 < 20 ms"),
+        *_latency("one identity's explanation", figures.explain, "p99 < 100 ms"),
+        ("refresh of the fleet view, each", ", ".join(f"{s:.1f} s" for s in figures.refresh), "< 30 s"),
+        *_latency("fleet list, first page of 100", figures.fleet, "< 200 ms"),
+        *_latency("runs list, first page of 50", figures.runs, "< 100 ms"),
+        *_latency("runs list, one identity's first page", figures.identity_runs, "-"),
+        ("peak RSS over the reads and refreshes", f"{figures.rss_mib:,.0f} MiB", "< 4096 MiB"),
+        ("bytes on disk per reputation event (events and daily sums)", f"{per_event:.1f}", "-"),
+        ("bytes on disk per run (versions and failures)", f"{per_run:.1f}", "-"),
+        ("bytes on disk by table, MiB", tables, "-"),
+        (load_average(), "after the reads", "-"),
+    ]
+
+
+def cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench scale", description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=100_000_000, metavar="N", help="reputation events")
+    parser.add_argument("--identities", type=int, default=100_000, metavar="M", help="identities they belong to")
+    parser.add_argument("--runs", type=int, default=10_000_000, metavar="R", help="finalized runs")
+    parser.add_argument("--store", type=Path, metavar="DIR", help="keep the store there (reused when filled alike)")
+    args = parser.parse_args(argv)
+    scale = Scale(args.events, args.identities, args.runs)
+    rows, line = run(scale, args.store)
+    for metric, measured, target in rows:
+        print(f"{metric:62} {measured:>24} {target:>12}")
+    print(line)
+    return 0

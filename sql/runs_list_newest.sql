@@ -1,0 +1,48 @@
+-- The runs list (sql/runs_list.sql) from the newest versions only: the {candidates} newest versions of the
+-- tenant's runs by (run_at, run_id) among those passing the filters that no version changes (identity,
+-- suite, parent run, the time range, the page's cursor), read in order from a projection (migrations/0019),
+-- newest first, each with `shown`: it is its run's latest version and passes the filters of
+-- sql/runs_list.sql. A run whose latest version is newer than the oldest candidate has that version among
+-- the candidates, so the shown rows are exact down to the oldest candidate; all of them when fewer than
+-- {candidates} came (nothing is older). A version stored twice counts twice among the candidates and is
+-- shown once. service.store.runs.list_runs takes its page from here when it lies in that range.
+-- The latest versions come from FINAL over the candidates' runs alone (a pk lookup; FINAL also keeps the
+-- engine from scanning a projection for them). `newest` is read twice: a version written between the two
+-- reads can push a candidate out of the second, and that run out of this one page.
+WITH
+    newest AS
+    (
+        SELECT
+            run_id, version, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
+            execution_status, failure_stage, failure_reason_code, score, trust_score, readiness, primary_failure,
+            session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id
+        FROM runs
+        WHERE tenant = {tenant:String}
+          AND ({identity:String} = '' OR identity = {identity:String})
+          AND ({suite:String} = '' OR suite = {suite:String})
+          AND ({parent:String} = '' OR parent_run_id = {parent:String})
+          AND ({since:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at >= {since:Nullable(DateTime64(3, 'UTC'))})
+          AND ({until:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at < {until:Nullable(DateTime64(3, 'UTC'))})
+          AND ({after_at:Nullable(DateTime64(3, 'UTC'))} IS NULL
+               OR (run_at, run_id) < ({after_at:Nullable(DateTime64(3, 'UTC'))}, {after_id:String}))
+        ORDER BY run_at DESC, run_id DESC
+        LIMIT {candidates:UInt32}
+    )
+SELECT
+    run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
+    execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
+    primary_failure, session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id,
+    -- a version stored twice (a retried insert before the engine merged it) is shown once
+    row_number() OVER (PARTITION BY run_id, version) = 1
+    AND (run_id, version) IN (
+        SELECT run_id, version
+        FROM runs FINAL
+        PREWHERE tenant = {tenant:String} AND run_id IN (SELECT run_id FROM newest)
+    )
+    AND ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
+    AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
+    AND ({primary_failure:String} = ''
+         OR (primary_failure = {primary_failure:String} AND execution_status != 'execution_error'))
+    AND ({status:String} = '' OR status = {status:String}) AS shown
+FROM newest
+ORDER BY run_at DESC, run_id DESC

@@ -1,0 +1,34 @@
+"""`python -m bench scale` (SPEC §14) at a small size: it fills a store, reads it through the service and
+ends with SPEC §14's line in its exact format. Speed is measured by the benchmark, never asserted here."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NUMBER = r"\d+\.\d"
+LAST_LINE = re.compile(
+    rf"scale: events 20000, identities 200, runs 2000, read p99 {NUMBER} ms, explain p99 {NUMBER} ms, "
+    rf"refresh {NUMBER} s, fleet {NUMBER} ms, runs {NUMBER} ms, rss \d+ MiB, bytes/event {NUMBER}, "
+    rf"bytes/run {NUMBER}"
+)
+
+
+def _scale(store: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench", "scale", "--events", "20000", "--identities", "200", "--runs", "2000",
+         "--store", str(store)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+
+
+def test_bench_scale_runs_and_ends_with_the_summary_line(tmp_path: Path) -> None:
+    result = _scale(tmp_path / "store")
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert LAST_LINE.fullmatch(lines[-1]), lines[-1]
+    assert any(line.startswith("bytes on disk per reputation event") for line in lines)
+    again = _scale(tmp_path / "store")  # the store is measured again, not filled again
+    assert again.returncode == 0 and "events:" not in again.stderr, again.stderr[-2000:]
+    assert LAST_LINE.fullmatch(again.stdout.strip().splitlines()[-1])
