@@ -3,14 +3,27 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+INSTALL_LOG := $(VENV)/install.log
 
 .PHONY: install browser lint test fuzz mutants run bench migrate clean
 
+# pip's output (build backends' warnings included) goes to a log, shown only when the install fails.
+define quiet_install
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing $(2) into $(VENV) (log: $(INSTALL_LOG))"
+	@{ $(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '$(1)'; } > $(INSTALL_LOG) 2>&1 \
+		|| { cat $(INSTALL_LOG); exit 1; }
+endef
+
+# `make run` needs the service only; the tests and the quality gate need the dev extra as well.
+$(RUN_STAMP): pyproject.toml
+	$(call quiet_install,.,Repute)
+	@touch $(RUN_STAMP)
+
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	$(call quiet_install,.[dev],Repute with the dev extra)
+	@touch $(STAMP) $(RUN_STAMP)
 
 install: $(STAMP)
 
@@ -45,7 +58,7 @@ mutants: install
 	$(PY) scripts/mutants.py $(MUTANTS)
 
 # Serves on REPUTE_HOST:REPUTE_PORT (default 127.0.0.1:8000).
-run: install
+run: $(RUN_STAMP)
 	$(PY) -m service migrate
 	$(PY) -m service serve
 

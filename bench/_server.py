@@ -77,7 +77,7 @@ def file_creation_ms(directory: Path, files: int = 200) -> float:
     writes creates about eleven. On this machine's ext4 (mounted without a journal) the kernel passes over
     the inodes freed in the last minutes when it allocates one, reading each, so the figure grows with what
     was deleted near `directory` lately: from about 0.03 ms on a quiet disk to over 1 ms right after other
-    benchmarks' stores were removed (README, "Where the time goes")."""
+    benchmarks' stores were removed (bench/README.md, "Where the time goes")."""
     probe = Path(tempfile.mkdtemp(dir=directory))
     started = time.perf_counter()
     for number in range(files):

@@ -1,6 +1,7 @@
 """Store benchmarks (SPEC §13): one identity's reputation with 10,000,000 events in the table (flat, and
 with decay), its explanation (SPEC §7.1), the refresh of the fleet view and the fleet list of 10,000
-identities, the first page of the runs list among 300,000 runs, and ingest through the finalize pipeline.
+identities (with the runs of their 90 days, after the runs are seeded, and the UI's page of 1,000 with their
+sparklines), the first page of the runs list among 300,000 runs, and ingest through the finalize pipeline.
 Embedded engine, this machine.
 
 `REPUTE_BENCH_EVENTS=1000000 python -m bench store` for a quicker run."""
@@ -18,6 +19,7 @@ import orjson
 
 from bench._server import disk_row, file_creation_ms, load_average
 from service.diagnosis import parse_run
+from service.services import reputation as reputation_service
 from service.services import runs
 from service.services.inputs import session_input
 from service.services.reputation import explain
@@ -29,6 +31,7 @@ from service.store.migrate import migrate
 
 EVENTS = int(os.environ.get("REPUTE_BENCH_EVENTS", 10_000_000))
 IDENTITIES = 10_000
+FLEET_PAGE = 1_000  # what the UI's fleet page asks for
 TENANT = "bench"
 
 # Events spread over 10,000 identities and 400 days: three in five are the runs' own task_quality
@@ -138,6 +141,8 @@ def main() -> list[tuple[str, str, str]]:
             )
             ingest = _ingest_rate(store)
             first_pages, identity_pages = _runs_list(store, today)  # last: its seeding sets off merges
+            fleet_with_runs = timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
+            fleet_page = timed(lambda: reputation_service.fleet(store, TENANT, datetime.now(UTC), limit=FLEET_PAGE), 20)
         finally:
             store.close()
     return [
@@ -150,6 +155,14 @@ def main() -> list[tuple[str, str, str]]:
         (f"refresh of the fleet view, {IDENTITIES:,} identities, p50", f"{statistics.median(refresh):.0f} ms", "-"),
         (f"fleet list of {IDENTITIES:,} identities, p50", f"{statistics.median(fleet):.1f} ms", "< 200 ms"),
         *_latency(f"runs list among {RUNS:,} runs, first page of 50", first_pages, "-"),
+        (
+            f"fleet list of {IDENTITIES:,} identities beside {RUNS:,} runs, p50",
+            f"{statistics.median(fleet_with_runs):.1f} ms",
+            "< 200 ms",
+        ),
+        *_latency(
+            f"the fleet page of the UI and `repute fleet` ({FLEET_PAGE:,} identities, sparklines)", fleet_page, "-"
+        ),
         *_latency("runs list, one identity's first page", identity_pages, "-"),
         disk_row(file_ms),
     ]

@@ -9,6 +9,7 @@ stderr, never a traceback.
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -22,7 +23,7 @@ from service import __version__
 from service.diagnosis.failure_types import FailureType
 from service.settings import get_settings
 from service.terminal import MISSING, print_json, print_table
-from service.vocab import ExecutionStatus, InputKind, Readiness, RunStatus, Scope
+from service.vocab import ExecutionStatus, IdentitySort, InputKind, Readiness, RunStatus, Scope
 
 if TYPE_CHECKING:
     from service.client import ApiClient
@@ -72,9 +73,11 @@ class _Typer(typer.Typer):
         return super().command(*args, cls=_Command, **kwargs)
 
 
-def choices(enum: type[StrEnum]) -> str:
-    """The metavar of an option with a fixed set of values: the values themselves."""
-    return "[" + "|".join(enum) + "]"
+def choice(enum: type[StrEnum], metavar: str, *names: str, help: str = "") -> Any:
+    """An option with a fixed set of values: a short metavar, and the values listed in its help, where
+    they wrap between values, never inside one."""
+    listed = "one of " + ", ".join(enum)
+    return typer.Option(*names, metavar=metavar, help=f"{help}; {listed}" if help else listed)
 
 
 app = _Typer(cls=_Group, no_args_is_help=True, help="Repute: agent run diagnosis and reputation.")
@@ -92,7 +95,13 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="machine-stable JSON")]
-WideFlag = Annotated[bool, typer.Option("--wide", help="one line per row, however long (a terminal folds long cells)")]
+WideFlag = Annotated[
+    bool, typer.Option("--wide", help="one line per row, however long (else long cells wrap between words)")
+]
+CursorOption = Annotated[
+    str | None, typer.Option(metavar="CURSOR", help="where the last listing stopped (its hint names it)")
+]
+AllFlag = Annotated[bool, typer.Option("--all", help="every row, page after page")]
 
 
 def _print_version(wanted: bool) -> None:
@@ -101,13 +110,25 @@ def _print_version(wanted: bool) -> None:
         raise typer.Exit()
 
 
+# The server `--url` names for this invocation (None: found, see service.client.open_client).
+_given_url: str | None = None
+
+
 @app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url", metavar="URL", help="the server to use (REPUTE_URL); default: the one that owns the store"
+        ),
+    ] = None,
 ) -> None:
     """Repute: agent run diagnosis and reputation."""
+    global _given_url
+    _given_url = url
 
 
 def fail(message: str, code: int = USAGE) -> NoReturn:
@@ -137,18 +158,22 @@ def store_errors() -> Iterator[None]:
 
 
 @contextmanager
-def api() -> Iterator["ApiClient"]:
-    """The API: a running server that owns this store, else the app in this process. A refusal is one
-    line on stderr and exit 2; a store that cannot be opened too."""
-    from service.client import ApiError, open_client
+def api(creates: bool = False) -> Iterator["ApiClient"]:
+    """The API: a running server that owns this store (service.client.open_client finds it), else the app
+    in this process. A refusal is one line on stderr and exit 2; a store that cannot be opened too. A
+    command that does not store anything (`creates` False) never creates a store: where none exists it
+    says so and exits 1."""
+    from service.client import ApiError, NoStore, open_client
     from service.terminal import quiet_library_logs
 
     quiet_library_logs()
     with store_errors():
         try:
-            client = open_client(get_settings())
+            client = open_client(get_settings(), _given_url, existing=not creates)
         except ApiError as exc:
             fail(str(exc))
+        except NoStore as exc:
+            not_found(str(exc))
     try:
         yield client
     except ApiError as exc:
@@ -320,7 +345,7 @@ def ingest(
     exit code is 2 when any file failed."""
     from service.client.ingest import ingest_paths
 
-    with api() as client:
+    with api(creates=True) as client:
         summary = ingest_paths(client, paths, identity, batch_size, err)
     out.print(summary.line(), highlight=False)
     if summary.failed:
@@ -348,39 +373,39 @@ def _outcome(run: dict[str, Any]) -> str:
 def list_runs(
     identity: Annotated[str | None, typer.Option(metavar="IDENTITY")] = None,
     suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
-    readiness: Annotated[Readiness | None, typer.Option(metavar=choices(Readiness))] = None,
-    execution_status: Annotated[
-        ExecutionStatus | None, typer.Option("--execution-status", metavar=choices(ExecutionStatus))
-    ] = None,
-    primary_failure: Annotated[
-        FailureType | None, typer.Option("--primary-failure", metavar=choices(FailureType))
-    ] = None,
-    status: Annotated[RunStatus | None, typer.Option(metavar=choices(RunStatus))] = None,
-    limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="newest runs to list")] = 50,
+    readiness: Annotated[Readiness | None, choice(Readiness, "READINESS")] = None,
+    execution_status: Annotated[ExecutionStatus | None, choice(ExecutionStatus, "STATUS", "--execution-status")] = None,
+    primary_failure: Annotated[FailureType | None, choice(FailureType, "FAILURE", "--primary-failure")] = None,
+    status: Annotated[RunStatus | None, choice(RunStatus, "STATUS")] = None,
+    limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="runs to list")] = 50,
+    cursor: CursorOption = None,
+    every: AllFlag = False,
     tree: Annotated[bool, typer.Option("--tree", help="each run with its agents' child runs under it")] = False,
     as_json: JsonFlag = False,
     wide: WideFlag = False,
 ) -> None:
-    """List runs, newest first. An execution error has no trust: it shows its stage and reason instead.
-    With --tree, the runs of a multi-agent run's other agents (SPEC §3.5) are listed under it."""
+    """List runs, newest first, a page at a time (the next page: --cursor, as the hint says; --all: every
+    run). An execution error has no trust: it shows its stage and reason instead. With --tree, the runs of
+    a multi-agent run's other agents (SPEC §3.5) are listed under it."""
     filters = {
         "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
         "primary_failure": primary_failure, "status": status,
     }  # fmt: skip
     with api() as client:
         params = {name: str(value) for name, value in filters.items() if value}
-        rows = client.json("GET", "/v1/runs", params={**params, "limit": limit})["runs"]
+        rows, more = _pages(client, "/v1/runs", "runs", params, Page(limit, cursor, every))
         if tree:
             rows = [_with_children(client, row) for row in rows if not row["parent_run_id"]]
     if as_json:
         print_json(rows)
-        return
-    cells = [cells for row in rows for cells in _tree_cells(row)]
-    print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
+    else:
+        cells = [cells for row in rows for cells in _tree_cells(row)]
+        print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
+    _more_hint(more, limit, "runs")
 
 
 def _with_children(client: "ApiClient", row: dict[str, Any]) -> dict[str, Any]:
-    children = client.json("GET", "/v1/runs", params={"parent": row["run_id"], "limit": 1000})["runs"]
+    children, _ = _pages(client, "/v1/runs", "runs", {"parent": row["run_id"]}, Page(LARGEST_PAGE, None, True))
     return {**row, "child_runs": children}
 
 
@@ -388,6 +413,45 @@ def _tree_cells(row: dict[str, Any]) -> list[tuple[Any, ...]]:
     """The row's cells, then its child runs' (with --tree), each run id under its parent's."""
     children = [_run_cells(child) for child in row.get("child_runs", [])]
     return [_run_cells(row), *((TREE_BRANCH + cells[0], *cells[1:]) for cells in children)]
+
+
+LARGEST_PAGE = 1000  # the API's largest page of runs: --all reads in pages of this size
+
+
+@dataclass(frozen=True)
+class Page:
+    """Which part of a listing to print: `limit` rows from `cursor` (None: the first), or every row."""
+
+    limit: int
+    cursor: str | None
+    every: bool
+
+
+def _pages(
+    client: "ApiClient", path: str, key: str, params: dict[str, str], page: Page
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The rows of a cursor-paged listing (GET `path`, rows under `key`) and the cursor of what is left
+    (None: nothing is)."""
+    rows: list[dict[str, Any]] = []
+    cursor = page.cursor
+    while True:
+        limit = LARGEST_PAGE if page.every else page.limit
+        answer = client.json("GET", path, params={**params, "limit": limit} | ({"cursor": cursor} if cursor else {}))
+        rows += answer[key]
+        cursor = answer["next_cursor"]
+        if not (page.every and cursor):
+            return rows, cursor
+
+
+def _more_hint(cursor: str | None, limit: int, noun: str) -> None:
+    """On stderr, so that a pipe or --json reads the rows alone."""
+    if cursor:
+        err.print(
+            f"more {noun}: the next {limit} with --cursor {cursor} (and the same filters), or every one with --all",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -426,8 +490,61 @@ def reputation_show(
     for name, value in found["categories"].items():
         out.print(f"  {name}: {_fmt(value)}")
     out.print(f"trend 7d {_fmt(found['trend_7d'])}  trend 30d {_fmt(found['trend_30d'])}")
+    out.print(
+        f"runs {found['runs']}, execution errors {_errors_cell(found)}, unsafe {found['unsafe_runs']};"
+        f" last run {_when(found['last_run_at'])}",
+        highlight=False,
+    )
     for failure, count in found["failures"].items():
-        out.print(f"  failure {failure}: {count}")
+        out.print(f"  failure {failure}: {count}" + (" (the most frequent)" if failure == found["top_failure"] else ""))
+
+
+def _errors_cell(found: dict[str, Any]) -> str:
+    """Execution errors with their share of the runs: "6 (50%)"."""
+    share = found["execution_error_share"]
+    return f"{found['execution_errors']}" + ("" if share is None else f" ({share:.0%})")
+
+
+def _when(timestamp: str | None) -> str:
+    return f"{timestamp[:16].replace('T', ' ')} UTC" if timestamp else MISSING
+
+
+FLEET_COLUMNS = (
+    "identity", "reputation", "confidence", "trend_7d", "runs", "execution_errors", "unsafe_runs", "top_failure",
+    "last_run",
+)  # fmt: skip
+
+
+def _fleet_cells(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        row["identity"], _fmt(row["overall"]), f"{row['confidence']:.0%}", _fmt(row["trend_7d"]), row["runs"],
+        _errors_cell(row), row["unsafe_runs"], row["top_failure"], _when(row["last_run_at"]),
+    )  # fmt: skip
+
+
+@app.command("fleet")
+def list_fleet(
+    sort: Annotated[IdentitySort, choice(IdentitySort, "COLUMN", help="the column to sort by")] = IdentitySort.OVERALL,
+    descending: Annotated[
+        bool, typer.Option("--desc", help="highest first (default: lowest, the worst first)")
+    ] = False,
+    limit: Annotated[int, typer.Option(metavar="N", min=1, max=10_000, help="identities to list")] = 100,
+    cursor: CursorOption = None,
+    every: AllFlag = False,
+    as_json: JsonFlag = False,
+    wide: WideFlag = False,
+) -> None:
+    """Every identity: its 90-day reputation, and what its runs of those days say (runs, execution errors and
+    their share, unsafe verdicts, the most frequent failure, the last run), worst first. Scores refresh every
+    minute."""
+    params = {"sort": str(sort), "order": "desc" if descending else "asc"}
+    with api() as client:
+        rows, more = _pages(client, "/v1/identities", "identities", params, Page(limit, cursor, every))
+    if as_json:
+        print_json(rows)
+    else:
+        print_table(out, FLEET_COLUMNS, [_fleet_cells(row) for row in rows], wide, ids=("identity",))
+    _more_hint(more, limit, "identities")
 
 
 @reputation_app.command("rebuild")
@@ -467,8 +584,9 @@ def _print_explanation(found: dict[str, Any]) -> None:
     out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
     for category, line in found["changes"].items():
         out.print(f"  {category}: {line}", highlight=False)
-    columns = ("reference_type", "reference_id", "events", "weighted_delta")
-    print_table(out, columns, [[r[name] for name in columns] for r in found["top_references"]], ids=("reference_id",))
+    columns = ("reference_type", "reference_id", "event_type", "events", "weighted_delta", "points")
+    rows = [[*(r[name] for name in columns[:-1]), round(r["points"], 1)] for r in found["top_references"]]
+    print_table(out, columns, rows, ids=("reference_id",))
     for capped in found["capped"]:
         out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
 
@@ -540,6 +658,47 @@ def gate(
     raise typer.Exit(OK if result.passed else NEGATIVE)
 
 
+@app.command(context_settings={"ignore_unknown_options": True})
+def record(
+    command: Annotated[
+        list[str], typer.Argument(metavar="CMD", help="the agent's command and its arguments, after --")
+    ],
+    identity: Annotated[
+        str | None, typer.Option(metavar="IDENTITY", help="whose run it is; default: the script or program run")
+    ] = None,
+    suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
+    min_trust: Annotated[int, typer.Option("--min-trust", metavar="N", min=0, max=100)] = 80,
+    allow_review: Annotated[bool, typer.Option("--allow-review", help="accept review_recommended")] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(metavar="SECONDS", min=0.001, help="stop the process after this long (an execution error)"),
+    ] = None,
+) -> None:
+    """Run an agent and record what it prints as a run: each JSON line is one of its events, any other line
+    a process_output event; a non-zero exit or a timeout is an execution error. The run is stored and
+    diagnosed (by the server, else in the local store), and the exit code is the gate's: 0 pass, 1 fail."""
+    from service.client.record import CannotStart, default_identity, record_process, run_body
+    from service.gate import gate_run
+
+    with api(creates=True) as client:
+        try:
+            recording = record_process(command, timeout)
+        except CannotStart as exc:
+            fail(str(exc))
+        body = run_body(recording, identity or default_identity(command), suite)
+        verdict = client.json("POST", "/v1/sessions", json=body)
+    stopped = f" (stopped after {timeout:g} s)" if recording.timed_out else ""
+    out.print(
+        f"recorded run {verdict['run_id']}: {len(recording.events)} events, exit code {recording.exit_code}"
+        f"{stopped}, {recording.duration_ms / 1000:.1f} s",
+        markup=False,
+        highlight=False,
+    )
+    result = gate_run(verdict, min_trust, allow_review)
+    out.print(result.message, markup=False, highlight=False)
+    raise typer.Exit(OK if result.passed else NEGATIVE)
+
+
 @app.command()
 def alerts(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     """Fleet degradation alerts firing now (thresholds: REPUTE_ALERT_* settings)."""
@@ -562,40 +721,42 @@ def status(as_json: JsonFlag = False) -> None:
     holds and when a run was last finalized. Exit 0 healthy, 1 not."""
     from clickhouse_connect.driver.exceptions import ClickHouseError
 
-    from service.client import ApiError, open_client
-    from service.client.server_file import running_server
+    from service.client import ApiError, NoStore, open_client
     from service.errors import MigrationError, StoreUnavailable
     from service.store.client import one_line
     from service.terminal import quiet_library_logs
 
     quiet_library_logs()
     settings = get_settings()
-    server = running_server(settings.data_dir) if settings.embedded else None
-    report: dict[str, Any] = {"server": {"running": server is not None, "url": server}}
+    report: dict[str, Any] = {"server": {"running": False, "url": None}}
+    where = settings.dsn
     try:
-        with open_client(settings) as client:
+        with open_client(settings, _given_url, existing=True) as client:
+            report["server"] = {"running": client.url is not None, "url": client.url}
+            if client.url is not None:
+                where = f"data directory {client.data_dir}" if client.data_dir else f"served by {client.url}"
             report |= client.json("GET", "/v1/status")
-    except (StoreUnavailable, MigrationError, ApiError, ClickHouseError) as exc:
+    except (StoreUnavailable, MigrationError, ApiError, ClickHouseError, NoStore) as exc:
         report |= {"store": {"reachable": False, "error": one_line(exc)}}
     healthy = report["store"]["reachable"] and not report["migrations"]["pending"]
     if as_json:
         print_json(report)
     else:
-        print_table(out, ("check", "state"), _status_rows(report, settings.dsn))
+        print_table(out, ("check", "state"), _status_rows(report, where))
     raise typer.Exit(OK if healthy else NEGATIVE)
 
 
-def _status_rows(report: dict[str, Any], dsn: str) -> list[tuple[str, str]]:
+def _status_rows(report: dict[str, Any], where: str) -> list[tuple[str, str]]:
     server = report["server"]
-    where = f"running at {server['url']} (UI {server['url']}/ui/)" if server["running"] else "not running"
+    running = f"running at {server['url']} (UI {server['url']}/ui/)" if server["running"] else "not running"
     store = report["store"]
     if not store["reachable"]:
-        return [("server", where), ("store", f"unreachable: {store['error']}")]
+        return [("server", running), ("store", f"unreachable: {store['error']}")]
     pending = report["migrations"]["pending"]
     last = report["last_finalized_at"]
     return [
-        ("server", where),
-        ("store", f"reachable ({store['engine']}: {dsn})"),
+        ("server", running),
+        ("store", f"reachable ({store['engine']}: {where})"),
         ("migrations", f"{report['migrations']['applied']} applied, " + (", ".join(pending) or "none") + " pending"),
         ("tenant", report["tenant"]),
         ("runs", f"{report['runs']} ({report['identities']} identities)"),
@@ -639,7 +800,7 @@ def demo(
 
 @keys_app.command("create")
 def keys_create(
-    scopes: Annotated[list[Scope], typer.Option("--scope", metavar=choices(Scope), help="repeat for several")],
+    scopes: Annotated[list[Scope], choice(Scope, "SCOPE", "--scope", help="repeat for several")],
     tenant: Annotated[
         str | None, typer.Option(metavar="TENANT", help="default: the key's own; another: the operator only")
     ] = None,
@@ -648,7 +809,7 @@ def keys_create(
 ) -> None:
     """Create a key; the secret is shown once."""
     body = {"scopes": [str(scope) for scope in scopes], "name": name} | ({"tenant": tenant} if tenant else {})
-    with api() as client:
+    with api(creates=True) as client:
         created = client.json("POST", "/v1/keys", json=body)
     if as_json:
         print_json(created)
@@ -721,9 +882,7 @@ def profiles_set(
     identities: Annotated[
         list[str] | None, typer.Option("--identity", metavar="NAME|GLOB", help="repeat for several")
     ] = None,
-    inputs: Annotated[
-        list[InputKind] | None, typer.Option("--input", metavar=choices(InputKind), help="repeat for several")
-    ] = None,
+    inputs: Annotated[list[InputKind] | None, choice(InputKind, "INPUT", "--input", help="repeat for several")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Define a profile and where it applies (a built-in one: its rules only); runs finalized from now on
@@ -732,7 +891,7 @@ def profiles_set(
                   "tokens_per_point": tokens_per_point, "duplicates": duplicates}  # fmt: skip
     body = {**{key: value for key, value in thresholds.items() if value is not None},
             "identities": identities or [], "inputs": [str(kind) for kind in inputs or []]}  # fmt: skip
-    with api() as client:
+    with api(creates=True) as client:
         defined = client.json("PUT", f"/v1/profiles/{name}", json=body)
     if as_json:
         print_json(defined)
@@ -743,7 +902,7 @@ def profiles_set(
 @profiles_app.command("rules")
 def profiles_rules(
     identity: Annotated[str | None, typer.Option(metavar="IDENTITY", help="with --input: who judges its runs")] = None,
-    input_kind: Annotated[InputKind | None, typer.Option("--input", metavar=choices(InputKind))] = None,
+    input_kind: Annotated[InputKind | None, choice(InputKind, "INPUT", "--input")] = None,
     as_json: JsonFlag = False,
     wide: WideFlag = False,
 ) -> None:

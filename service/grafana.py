@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from service.alerts.rules import RULES, Rule
+from service.reputation import model
 from service.settings import Settings
 from service.store.queries import load
 from service.vocab import DEFAULT_TENANT
@@ -198,8 +199,10 @@ def dashboards() -> list[Dashboard]:
             Panel("Alerts firing", firing_alerts_query(), height=6,
                   description="sql/alerts/ evaluated at the end of the time range, with the default thresholds."),
             Panel("Reputation", named_query("identities_list", {"sort": "overall", "descending": False,
-                  "min_confidence": 0.0, "prefix": "", "limit": 10_000, "offset": 0}), height=12,
-                  description="Overall and per category (0..100), confidence, 7 and 30 day trends; worst first."),
+                  "min_confidence": 0.0, "prefix": "", "limit": 10_000, "offset": 0, "window_days": model.WINDOW_DAYS}),
+                  height=12,
+                  description="Overall and per category (0..100), confidence, 7 and 30 day trends, and the runs"
+                  " of the 90 days: execution errors and their share, unsafe verdicts, the last run; worst first."),
             Panel("Fleet mean trust", named_query("dashboards/fleet_trust"), "timeseries", min_interval="6h"),
         ), by_identity=False),
         Dashboard("repute-failures", "Repute: failure taxonomy", "Detected failure modes over time.", (

@@ -1,6 +1,7 @@
 """`repute serve`: uvicorn on the app. In embedded mode the server owns the store: a second server on
-the same data directory refuses to start, and the owner records its URL there (once it listens) so
-CLI commands go through it instead of fighting over the store's lock. On a ClickHouse server it may run
+the same data directory refuses to start, and the owner records its URL there and in the user's
+registry (once it listens; service.client.server_file) so CLI commands, from any directory, go through
+it instead of fighting over the store's lock. On a ClickHouse server it may run
 several worker processes (the service keeps no state outside ClickHouse)."""
 
 import gc
@@ -16,7 +17,7 @@ from uvicorn.supervisors import Multiprocess
 from service import __version__
 from service.api.access_log import configure_access_log
 from service.api.app import create_app
-from service.client.server_file import remove_own_server_file, write_server_file
+from service.client.server_file import register_server, remove_own_server_file, write_server_file
 from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings, get_settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
@@ -99,7 +100,12 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
     listening = listening_socket(server.config)
     print(banner(url), flush=True)
-    record = write_server_file(settings.data_dir, url) if settings.embedded else None
+    # Where the CLI finds this server: in its data directory, and in the user's registry from anywhere else.
+    records = (
+        [write_server_file(settings.data_dir, url), register_server(settings.data_dir, url)]
+        if settings.embedded
+        else []
+    )
     # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
     # the process before the record is removed.
     signal.signal(signal.SIGTERM, _leave_through_finally)
@@ -107,5 +113,5 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     try:
         server.run(sockets=[listening])
     finally:
-        if record is not None:
+        for record in records:
             remove_own_server_file(record)

@@ -24,6 +24,9 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    url: str | None = Field(
+        default=None, description="the Repute server CLI commands use (also `repute --url`); default: found"
+    )
 
     # Caps on the work of one request (413 beyond; README "Limits").
     max_body_bytes: int = Field(default=16 * 1024 * 1024, description="bytes of a request body, also once inflated")
@@ -35,8 +38,8 @@ class Settings(BaseSettings):
     write_concurrency: int = Field(
         default=2,
         ge=1,
-        description="batches of runs written at once per process (single runs have one group writer of their"
-        " own); more wait, reads never do",
+        description="writes one tenant runs at once while it is alone (the write pool has one worker more, for"
+        " the others); more wait in its queue, reads never do",
     )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60
@@ -79,6 +82,11 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return self.dsn.startswith("chdb://")
+
+    @property
+    def embedded_path(self) -> Path | None:
+        """Where the embedded store lives; None on a ClickHouse server."""
+        return Path(self.dsn.removeprefix("chdb://")) if self.embedded else None
 
 
 @lru_cache

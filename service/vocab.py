@@ -74,6 +74,11 @@ class IdentitySort(StrEnum):
     TREND_30D = "trend_30d"
     EVENTS = "events"
     IDENTITY = "identity"
+    RUNS = "runs"
+    EXECUTION_ERRORS = "execution_errors"
+    EXECUTION_ERROR_SHARE = "execution_error_share"
+    UNSAFE_RUNS = "unsafe_runs"
+    LAST_RUN_AT = "last_run_at"
 
 
 IDENTITY_SORTS: tuple[str, ...] = tuple(sort.value for sort in IdentitySort)

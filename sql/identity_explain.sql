@@ -6,16 +6,23 @@
 --               Σδ·c·w, Σc·w and the type's own score;
 --   category:   the same per category and window over all its types, and the category's score;
 --   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose counted
---               events moved the score most, by |Σδ·c·w|;
+--               events moved the score most, by |Σδ·c·w|; a signal posted without a reference counts under
+--               its event type (reference_id '', event_type set), so a failed payment is listed beside the
+--               runs. Each with `points`: what it adds to the overall score as reported (its Σδ·c·w over its
+--               category's Σc·w, weighed as the category is in the overall: Σ_c w_c·moved_c/weight_c / Σ w_c
+--               over the categories with events, on the reported scale), which breaks ties of |Σδ·c·w| (ten
+--               runs at +1.0 move the score less than one failed payment at -1.0);
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
 -- signed, and a type, category or reference whose events were all retracted is left out. The four parts come
 -- from one read of the identity's events (GROUPING SETS, each part summing the rows it counts) instead of one
--- read each: a read opens every part of the months the windows span.
+-- read each: a read opens every part of the months the windows span. A reference's points take the
+-- categories' Σc·w from the category rows of the same read.
 WITH
     {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
     {{reported_score}} AS reported_score,
+    mapFromArrays({{categories}}, {{category_weights}}) AS category_weight_of,
     window_events AS
     (
         SELECT
@@ -23,6 +30,7 @@ WITH
             event_type,
             reference_type,
             reference_id,
+            if(reference_id = '', event_type, '') AS signal_type,
             source,
             capped,
             offset_days,
@@ -34,7 +42,7 @@ WITH
             toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
             toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed,
             NOT capped AND credibility > 0 AS counted,
-            counted AND offset_days = 0 AND reference_id != '' AS referenced,
+            counted AND offset_days = 0 AS referenced,
             capped AND offset_days = 0 AS kept_out
         FROM reputation_events
         LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
@@ -44,32 +52,56 @@ WITH
               AND {as_of:Date}
           AND day BETWEEN window_end - ({{window_days}} - 1) AND window_end
     )
-SELECT part, category, event_type, reference_type, reference_id, source, offset_days, events, weighted_delta, weight,
-       score
+SELECT part, category, named_type AS event_type, reference_type, reference_id, source, offset_days, events,
+       weighted_delta, weight, score, points
 FROM
 (
     SELECT
-        multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
-                grouping(reference_id) = 0, 'reference', 'capped') AS part,
-        part IN ('event_type', 'category') AS scored,
-        category,
-        event_type,
-        reference_type,
-        reference_id,
-        source,
-        offset_days,
-        multiIf(scored, sumIf(sign, counted), part = 'reference', sumIf(sign, referenced), sumIf(sign, kept_out))
-            AS events,
-        multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)), 0.)
-            AS weighted_delta,
-        multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference', toFloat64(sumIf(weighed, referenced)), 0.)
-            AS weight,
-        if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
-        countIf(kept_out) AS capped_rows,
-        row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, reference_type, reference_id)
-            AS rank
-    FROM window_events
-    GROUP BY GROUPING SETS (
-        (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id), (source))
+        *,
+        row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, abs(points) DESC,
+                           reference_type, reference_id, named_type) AS rank
+    FROM
+    (
+        SELECT
+            *,
+            -- the current window's categories with a Σc·w, and that Σc·w (the category rows of this read)
+            mapFromArrays(
+                groupArrayIf(category, part = 'category' AND offset_days = 0 AND weight != 0) OVER (),
+                groupArrayIf(weight, part = 'category' AND offset_days = 0 AND weight != 0) OVER ()
+            ) AS current_weights,
+            arraySum(arrayMap(c -> category_weight_of[c], mapKeys(current_weights))) AS weights_total,
+            if(part = 'reference',
+               arrayMap(reported_score, [arraySum(arrayMap(
+                   (c, m) -> if(mapContains(current_weights, c), category_weight_of[c] * m / current_weights[c], 0.),
+                   mapKeys(moved_by_category), mapValues(moved_by_category))) / weights_total])[1]
+                   - arrayMap(reported_score, [0.])[1],
+               0.) AS points
+        FROM
+        (
+            SELECT
+                multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
+                        grouping(reference_id) = 0, 'reference', 'capped') AS part,
+                part IN ('event_type', 'category') AS scored,
+                category,
+                if(part = 'reference', signal_type, event_type) AS named_type,
+                reference_type,
+                reference_id,
+                source,
+                offset_days,
+                multiIf(scored, sumIf(sign, counted), part = 'reference', sumIf(sign, referenced), sumIf(sign, kept_out))
+                    AS events,
+                multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)),
+                        0.) AS weighted_delta,
+                multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference',
+                        toFloat64(sumIf(weighed, referenced)), 0.) AS weight,
+                if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
+                mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced)) AS moved_by_category,
+                countIf(kept_out) AS capped_rows
+            FROM window_events
+            GROUP BY GROUPING SETS (
+                (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id, signal_type),
+                (source))
+        )
+    )
 )
 WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR rank <= 10)

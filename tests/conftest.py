@@ -27,6 +27,20 @@ FIXTURES = SHARED / "fixtures"
 CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:25.8.3.66"  # the version docker-compose.yml pins
 
 
+@pytest.fixture(scope="session", autouse=True)
+def server_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The servers the tests start record themselves in a per-user registry of this session's own
+    (service.client.server_file), never in the user's ~/.config/repute."""
+    config = tmp_path_factory.mktemp("config")
+    previous = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(config)
+    yield config / "repute" / "servers"
+    if previous is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = previous
+
+
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("repute-data")

@@ -15,6 +15,15 @@ from typing import Any
 WEIGHTS = {"task_quality": 0.40, "economic": 0.35, "identity_hygiene": 0.25}
 WINDOW_DAYS = 90
 FULL_CONFIDENCE_EVENTS = 100
+# What a reputation report says of the identity's runs beside its reputation (execution errors included).
+RUN_FIGURES = ("runs", "execution_errors", "execution_error_share", "unsafe_runs", "last_run_at")
+
+
+def reputation_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """A reputation report without what it says of the runs."""
+    return {name: value for name, value in report.items() if name not in RUN_FIGURES}
+
+
 RUNS_SOURCE = "repute"
 
 
@@ -169,17 +178,39 @@ def type_contributions(
     return {key: figures for key, figures in result.items() if figures[0]}
 
 
+def reference_key(reference: dict[str, Any]) -> str:
+    """A reference's id, else (a signal posted without one) its event type."""
+    return reference["reference_id"] or reference["event_type"]
+
+
 def reference_moves(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> dict[str, float]:
-    """Per reference id of the window ending at as_of: Σδ·c·w of its counted events (a reference whose
-    events were all retracted has none)."""
+    """Per reference of the window ending at as_of (reference_key): Σδ·c·w of its counted events (a
+    reference whose events were all retracted has none)."""
     moves: dict[str, float] = {}
     counts: Counter[str] = Counter()
     for e in _window(events, identity, as_of, model):
-        if e["reference_id"] and model.source_credibility(e) > 0:
+        if model.source_credibility(e) > 0:
             moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
-            moves[e["reference_id"]] = moves.get(e["reference_id"], 0.0) + moved
-            counts[e["reference_id"]] += _sign(e)
+            moves[reference_key(e)] = moves.get(reference_key(e), 0.0) + moved
+            counts[reference_key(e)] += _sign(e)
     return {reference: moved for reference, moved in moves.items() if counts[reference]}
+
+
+def reference_points(events: list[dict[str, Any]], identity: str, as_of: date, model: Model) -> dict[str, float]:
+    """Per reference (reference_key): the points its counted events add to the overall score on 0..100,
+    50 × Σ_c w_c·moved_c / weight_c / Σ w_c over the categories whose Σc·w is not 0."""
+    weights: dict[str, float] = {}
+    for (category, _), (_, _, weighed) in type_contributions(events, identity, as_of, model).items():
+        weights[category] = weights.get(category, 0.0) + weighed
+    weighted = {category: weight for category, weight in weights.items() if weight != 0}
+    total = sum(model.weights[category] for category in weighted)
+    points: dict[str, float] = {}
+    for e in _window(events, identity, as_of, model):
+        if model.source_credibility(e) > 0 and e["category"] in weighted:
+            moved = e["score_delta"] * e["confidence"] * e["weight"] * model.factor(e, as_of)
+            share = 50 * model.weights[e["category"]] * moved / weighted[e["category"]] / total
+            points[reference_key(e)] = points.get(reference_key(e), 0.0) + share
+    return points
 
 
 def capped_by_source(events: list[dict[str, Any]], identity: str, as_of: date) -> dict[str, int]:

@@ -8,6 +8,7 @@ import orjson
 
 from service.testing.factory import make_session
 from tests.conftest import FIXTURES
+from tests.reputation_oracle import reputation_figures
 from tests.test_outcome import SPEC_TEXT
 
 
@@ -69,4 +70,5 @@ def test_execution_errors_never_move_reputation(client: httpx.Client) -> None:
     stored = client.get("/v1/runs/run-infra-004").json()
     assert stored["score"] == 0.0 and stored["execution_status"] == "execution_error"
     after = client.get("/v1/identities/agent-steady/reputation", params={"as_of": "2026-11-20"}).json()
-    assert after == before
+    assert reputation_figures(after) == reputation_figures(before)
+    assert after["execution_errors"] == before["execution_errors"] + 2  # counted apart, beside the score

@@ -154,7 +154,9 @@ def test_only_one_server_owns_a_data_directory_and_its_record_names_it(tmp_path:
         # the README's code: it exited 1 before issue #28
         assert second.returncode == readme_exit_code("a store or server that refused"), second.returncode
         assert len(lines) == 1 and lines[0].startswith("error: ") and "in use by another process" in lines[0], lines
-        assert orjson.loads(record.read_bytes()) == {"url": f"http://127.0.0.1:{port}", "pid": owner.pid}
+        assert orjson.loads(record.read_bytes()) == {
+            "url": f"http://127.0.0.1:{port}", "pid": owner.pid, "data_dir": str(data_dir.resolve()),
+        }  # fmt: skip
 
         through_server = _run(data_dir, "runs", "--json")
         assert through_server.returncode == 0 and orjson.loads(through_server.stdout) == []

@@ -21,11 +21,14 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from service import __version__
+from service import cli as cli_module
 from service.cli import app as cli
+from service.diagnosis.failure_types import FailureType
 from service.reputation.model import ReputationEvent
 from service.store import reputation as reputation_store
 from service.store.client import Store
 from service.terminal import print_table
+from service.vocab import ExecutionStatus, InputKind, Readiness, RunStatus, Scope
 from tests.conftest import FIXTURES
 
 # The rule: help names what a value is (FILE, N, IDENTITY, or the choices themselves) and never shows a
@@ -150,7 +153,8 @@ def test_a_formula_stored_before_the_reference_rule_reaches_a_pipe_as_text(
     cli_as(tenant)
     shown = _invoke("reputation", "agent-f", "--explain")
     assert shown.exit_code == 0, shown.output
-    assert f"transaction\t'{formula}\t1\t-1.0" in shown.stdout.splitlines()
+    [line] = [line for line in shown.stdout.splitlines() if line.startswith("transaction\t")]
+    assert line.startswith(f"transaction\t'{formula}\t\t1\t-1.0\t")
 
 
 def test_status_through_the_server(cli_as, tenant: str, tmp_path: Path, base_url: str) -> None:
@@ -231,3 +235,61 @@ def test_library_errors_are_one_line_on_stderr(capsys: pytest.CaptureFixture[str
     except RuntimeError:
         logging.getLogger("repute.api").exception("unhandled error on GET /v1/runs")
     assert capsys.readouterr().err == "error: unhandled error on GET /v1/runs\n"
+
+
+CHOICE_OPTIONS = [(("runs",), enum) for enum in (Readiness, ExecutionStatus, FailureType, RunStatus)] + [
+    (("keys", "create"), Scope), (("profiles", "set"), InputKind), (("profiles", "rules"), InputKind),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "enum"), CHOICE_OPTIONS, ids=lambda v: v.__name__ if isinstance(v, type) else None)
+def test_help_on_a_narrow_terminal_never_breaks_a_choice(path: tuple[str, ...], enum: type) -> None:
+    shown = _invoke(*path, "--help", COLUMNS="80", TERMINAL_WIDTH="80")
+    assert shown.exit_code == 0, shown.output
+    words = set(re.findall(r"[\w-]+", shown.output))
+    assert {str(value) for value in enum} <= words, shown.output
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _on_terminal(width: int, columns: tuple[str, ...], rows: list[tuple], ids: tuple[str, ...]) -> list[str]:
+    screen = _Terminal()
+    print_table(Console(file=screen, width=width, color_system=None), columns, rows, ids=ids)
+    return screen.getvalue().splitlines()
+
+
+def test_a_table_on_a_terminal_wraps_between_words() -> None:
+    """On 80 columns every word of every cell stays whole (values read as words: underscores as spaces),
+    and no line is wider than the terminal; ids are shown as they are. Fails with Rich's own folding."""
+    rows = [
+        ("run-multi-003", "agent-atlas", 89, "review_recommended", "ignoring_tool_outputs", 7, "quality failure"),
+        ("run-loop-002", "agent-orion", 74, "unsafe_for_production", "infinite_tool_loop", 9, "quality failure"),
+        ("run-clean-001", "agent-atlas", 100, "ready_for_runtime", None, 4, "ok"),
+    ]
+    lines = _on_terminal(80, cli_module.RUN_COLUMNS, rows, ("run_id", "identity"))
+    assert max(len(line) for line in lines) <= 80
+    words = {word for line in lines for word in line.split()}
+    for row in rows:
+        for cell in row:
+            assert cell is None or set(str(cell).replace("_", " ").split()) <= words, (cell, lines)
+    assert "run-multi-003" in words and "agent-orion" in words  # ids as they are
+
+
+def test_runs_page_by_cursor_or_all_and_say_when_more_are_left(cli_as, client, tenant: str) -> None:
+    runs = [{"run_id": f"page-{i}", "identity": "agent-pager", "events": [{"event": "decision"}]} for i in range(5)]
+    assert client.post("/v1/sessions/batch", json=runs).status_code == 201
+    listed = [run["run_id"] for run in client.get("/v1/runs", params={"limit": 5}).json()["runs"]]
+    cli_as(tenant)
+    first = _invoke("runs", "--limit", "2", "--json")
+    assert [run["run_id"] for run in orjson.loads(first.stdout)] == listed[:2]
+    [hint] = first.stderr.splitlines()
+    cursor = re.search(r"--cursor (\S+)", hint)
+    assert hint.startswith("more runs: the next 2 with --cursor") and cursor, hint
+    second = _invoke("runs", "--limit", "2", "--cursor", cursor[1], "--json")
+    assert [run["run_id"] for run in orjson.loads(second.stdout)] == listed[2:4]
+    every = _invoke("runs", "--limit", "2", "--all")
+    assert [line.split("\t")[0] for line in every.stdout.splitlines()[1:]] == listed
+    assert every.stderr == ""  # nothing left

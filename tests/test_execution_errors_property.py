@@ -16,6 +16,7 @@ from service.services.reputation import reputation_report
 from service.store.client import Store
 from service.testing.factory import make_session
 from service.vocab import STAGES
+from tests.reputation_oracle import reputation_figures
 
 AS_OF = date(2026, 11, 1)
 error_runs = st.lists(
@@ -36,6 +37,7 @@ def test_execution_error_runs_never_move_reputation(embedded_store: Store, error
     quality = [_session(make_session(rng, f"q{i}", "agent-p", rng.randint(3, 30))) for i in range(3)]
     runs.ingest_sessions(embedded_store, tenant, quality, now, 0.8)
     before = reputation_report(embedded_store, tenant, "agent-p", AS_OF)
+    assert before is not None
 
     added = []
     for i, (stage, reason, declared, length) in enumerate(errors):
@@ -47,4 +49,5 @@ def test_execution_error_runs_never_move_reputation(embedded_store: Store, error
         added.append(_session(raw))
     results = runs.ingest_sessions(embedded_store, tenant, added, now, 0.8)
     assert all(r.record.execution_status == "execution_error" and r.record.score == 0.0 for r in results)
-    assert reputation_report(embedded_store, tenant, "agent-p", AS_OF) == before
+    after = reputation_report(embedded_store, tenant, "agent-p", AS_OF)
+    assert after is not None and reputation_figures(after) == reputation_figures(before)

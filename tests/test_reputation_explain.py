@@ -4,11 +4,20 @@ credibility, caps and decay, and agrees with the reputation it explains."""
 from datetime import date, timedelta
 from typing import Any
 
+import orjson
 import pytest
 
 from service.services.reputation import explain, reputation_report
 from service.store.client import Store
-from tests.reputation_oracle import Model, capped_by_source, reference_moves, type_contributions
+from tests.conftest import FIXTURES
+from tests.reputation_oracle import (
+    Model,
+    capped_by_source,
+    reference_key,
+    reference_moves,
+    reference_points,
+    type_contributions,
+)
 from tests.reputation_seed import MODELS, model_in_force, seed
 
 
@@ -47,13 +56,15 @@ def _check_event_types(explanation: dict, events: list, identity: str, as_of, mo
 
 def _check_references(explanation: dict, events: list, identity: str, as_of, model: Model) -> None:
     moves = reference_moves(events, identity, as_of, model)
+    points = reference_points(events, identity, as_of, model)
     top = explanation["top_references"]
     assert len(top) == min(10, len(moves))
     for reference in top:
-        assert close(reference["weighted_delta"], moves[reference["reference_id"]])
-    shown = [abs(moves[r["reference_id"]]) for r in top]
+        assert close(reference["weighted_delta"], moves[reference_key(reference)])
+        assert abs(reference["points"] - points[reference_key(reference)]) <= 1e-6, reference
+    shown = [abs(moves[reference_key(r)]) for r in top]
     assert shown == sorted(shown, reverse=True)
-    left_out = set(moves) - {r["reference_id"] for r in top}
+    left_out = set(moves) - {reference_key(r) for r in top}
     assert all(abs(moves[reference]) <= shown[-1] + TOLERANCE for reference in left_out)
 
 
@@ -101,3 +112,26 @@ def test_shares_weigh_the_type_scores_into_the_category_score(store: Store, tena
 
 def test_an_unknown_identity_has_no_explanation(store: Store, tenant: str) -> None:
     assert explain(store, tenant, "nobody", date(2026, 11, 20)) is None
+
+
+def test_a_signal_without_a_reference_is_listed_by_what_it_moved(
+    make_client, embedded_store: Store, tenant: str
+) -> None:
+    """Ten clean runs at +1.0 and one failed payment posted without a reference at -1.0: |δ·c·w| ties, and
+    the payment, which took the overall score from 100 to 53.3, comes first by the points it moved."""
+    client = make_client(tenant)
+    clean = [
+        {k: v for k, v in e.items() if k != "timestamp"}
+        for e in orjson.loads((FIXTURES / "session_clean.json").read_bytes())["events"]
+    ]
+    runs = [{"run_id": f"run-{n}", "identity": "agent-payer", "events": clean} for n in range(10)]
+    assert client.post("/v1/sessions/batch", json=runs).status_code == 201
+    payment = {"identity": "agent-payer", "category": "economic", "event_type": "payment_failed", "score_delta": -1}
+    assert client.post("/v1/reputation-events", json=[payment]).status_code == 202
+    report = client.get("/v1/identities/agent-payer/reputation").json()
+    assert abs(report["overall"] - 160 / 3) < 1e-6  # (0.40·1 + 0.35·(-1)) / 0.75 on 0..100
+    top = client.get("/v1/identities/agent-payer/reputation/explain").json()["top_references"]
+    assert len(top) == 10 and top[0]["reference_id"] == "" and top[0]["event_type"] == "payment_failed"
+    assert top[0]["weighted_delta"] == -1.0 and abs(top[0]["points"] - 50 * 0.35 / 0.75 * -1) < 1e-6
+    assert all(r["reference_type"] == "run" and r["event_type"] is None for r in top[1:])
+    assert all(abs(r["points"] - 50 * 0.40 / 0.75 / 10) < 1e-6 for r in top[1:])  # each run a tenth of its category

@@ -13,7 +13,14 @@ from service.services.reputation import explain
 from service.store import migrate as migrations
 from service.store import reputation as reputation_store
 from service.store.client import Store
-from tests.reputation_oracle import Model, assert_matches, reputation, type_contributions
+from tests.reputation_oracle import (
+    Model,
+    assert_matches,
+    reference_key,
+    reference_points,
+    reputation,
+    type_contributions,
+)
 from tests.reputation_seed import model_in_force, seed
 
 TENANT = "t"
@@ -70,6 +77,9 @@ def _check_explanations(store: Store, events: list[dict[str, Any]], identities: 
             for key, (count, moved, weighed) in expected.items():
                 assert shown[key]["events"] == count, (identity, window, key)
                 assert abs(shown[key]["weighted_delta"] - moved) <= 1e-9 and abs(shown[key]["weight"] - weighed) <= 1e-9
+        points = reference_points(events, identity, today, ORACLE)  # weighed by the other model's categories
+        for reference in explanation["top_references"]:
+            assert abs(reference["points"] - points[reference_key(reference)]) <= 1e-6, (identity, reference)
 
 
 def test_a_model_changed_in_model_py_alone_changes_the_view_the_read_and_the_explanation(

@@ -542,6 +542,8 @@ def test_fleet_is_worst_first_sortable_and_its_alerts_link(explorer: Explorer, s
         assert abs(_float(explorer.field("overall", cells)) - row["overall"]) <= 0.05
         assert explorer.field("confidence", cells) == f"{round(100 * row['confidence'])}%"
     assert _paths(explorer.api_requests) == {"/v1/identities", "/v1/alerts"}
+    # trust 90 yet unsafe: the day's point is red, not in the colour of its trust's band
+    assert page.locator('tr[data-identity="agent-hasty"] .spark-point').get_attribute("class") == "spark-point unsafe"
     explorer.screenshot("ui-fleet.png")
 
     by_overall = sorted(fleet, key=lambda r: (r["overall"], r["identity"]))  # ties by name, either way
@@ -576,14 +578,37 @@ def test_the_agent_page_charts_reputation_history_and_explains_off_band_runs(
     titles = page.locator("svg.reputation-chart .reputation-point title").all_text_contents()
     assert titles[-1].startswith(f"{scored[-1]['day']}: reputation {scored[-1]['reputation']:.1f}")
 
+    # every run unsafe: a reputation of 0.0, drawn as a line of its own above the time axis, not on it
+    assert scored[-1]["reputation"] == 0.0
+    axis_y = page.locator("svg.reputation-chart line.axis").evaluate_all(
+        "lines => lines.map(l => +l.getAttribute('y1'))"
+    )
+    point_y = page.locator("svg.reputation-chart .reputation-point circle").evaluate_all(
+        "circles => circles.map(c => +c.getAttribute('cy'))"
+    )
+    assert min(max(axis_y) - y for y in point_y) >= 10, (axis_y, point_y)
+
     runs = seeded.api.get("/v1/runs", params={"identity": "agent-hasty"}).json()["runs"]
-    # trust 90 yet unsafe (a critical loop): in the ready band, ringed, and the page says why
+    # trust 90 yet unsafe (a critical loop): in the unsafe lane, ringed, and the page says why
     off_band = [r for r in runs if r["trust_score"] >= 80 and r["readiness_level"] != "ready_for_runtime"]
     assert len(off_band) == 5
     assert page.locator("svg.trust-chart .trust-point.below-band").count() == len(off_band)
-    assert page.locator('[data-field="below-band"]').inner_text() == "5 runs are below their band (ringed)."
+    assert page.locator('[data-field="below-band"]').inner_text() == (
+        "5 runs are in a worse lane than their trust alone would give (ringed)."
+    )
     reason = page.locator("svg.trust-chart .below-band title").first.text_content() or ""
-    assert "a critical-severity cause makes it unsafe" in reason
+    assert "its trust alone would be ready: a critical-severity cause makes it unsafe" in reason
+    lanes = {
+        lane: page.locator(f'svg.trust-chart rect.band[data-lane="{lane}"]').evaluate(
+            "r => [+r.getAttribute('y'), +r.getAttribute('y') + +r.getAttribute('height')]"
+        )
+        for lane in ("ready_for_runtime", "review_recommended", "unsafe_for_production")
+    }
+    heights = page.locator("svg.trust-chart .trust-point circle").evaluate_all(
+        "cs => cs.map(c => +c.getAttribute('cy'))"
+    )
+    top, bottom = lanes["unsafe_for_production"]
+    assert len(heights) == 5 and all(top < y < bottom for y in heights), (lanes, heights)
     explorer.screenshot("ui-agent-history.png")
 
 
@@ -675,6 +700,102 @@ def test_a_rejected_key_says_so_and_offers_another(browser: Browser, base_url: s
     explorer.page.get_by_role("button", name="Enter another API key").first.click()
     expect(explorer.page.get_by_label("API key")).to_be_visible()
     explorer.page.context.close()
+
+
+def _runs_now(fixture: str, identity: str, count: int) -> list[dict[str, Any]]:
+    """`count` runs of `identity` with the fixture's events without timestamps (each at its finalize time)."""
+    events = json.loads((FIXTURES / fixture).read_text())["events"]
+    bare = [{k: v for k, v in event.items() if k != "timestamp"} for event in events]
+    return [{"run_id": f"{identity}-{fixture[:-5]}-{n}", "identity": identity, "events": bare} for n in range(count)]
+
+
+def test_the_fleet_tells_a_flaky_agent_from_a_clean_one(browser: Browser, base_url: str, embedded_store: Store) -> None:
+    """Six clean runs and six execution errors score what six clean runs do: the runs, the execution errors
+    and their share, the last run and the sparkline's red ticks tell them apart, and the share sorts."""
+    tenant = _tenant(base_url, embedded_store)
+    runs = _runs_now("session_clean.json", "agent-flaky", 6) + _runs_now("session_infra_error.json", "agent-flaky", 6)
+    runs += _runs_now("session_clean.json", "agent-steady", 6)
+    assert tenant.api.post("/v1/sessions/batch", json=runs).status_code == 201
+    refresh_scores(embedded_store)
+    fleet = {row["identity"]: row for row in tenant.api.get("/v1/identities").json()["identities"]}
+    assert fleet["agent-flaky"]["overall"] == fleet["agent-steady"]["overall"] == 100.0
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open("#/fleet")
+    page = explorer.page
+    for identity, errors, marks in (("agent-flaky", "6 (50%)", 1), ("agent-steady", "0 (0%)", 0)):
+        cells = f'table.fleet tr[data-identity="{identity}"]'
+        row = fleet[identity]
+        assert explorer.field("runs", cells) == str(row["runs"])
+        assert explorer.field("execution-errors", cells) == errors
+        assert explorer.field("unsafe-runs", cells) == "0" and explorer.field("top-failure", cells) == "—"
+        assert explorer.field("last-run", cells) == f"{row['last_run_at'][:10]} {row['last_run_at'][11:16]}"
+        spark = page.locator(f"{cells} svg.sparkline")
+        assert spark.locator(".spark-error").count() == marks and spark.locator(".spark-point").count() == 1
+        assert spark.get_attribute("aria-label").startswith(f"Last 30 days: {row['runs']} runs on 1 day")
+    explorer.follow(page.locator('a.sort[data-sort="execution_errors"]'))
+    assert _shown_identities(page) == ["agent-flaky", "agent-steady"]
+    explorer.screenshot("ui-fleet-flaky.png")
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def test_a_signal_without_a_reference_is_listed_beside_the_runs(
+    browser: Browser, base_url: str, embedded_store: Store
+) -> None:
+    """Ten clean runs at +1.0 and one failed payment at -1.0 posted without a reference, which took the score
+    from 100 to 53.3: the payment leads the list, by the points it took."""
+    tenant = _tenant(base_url, embedded_store)
+    assert (
+        tenant.api.post("/v1/sessions/batch", json=_runs_now("session_clean.json", "agent-payer", 10)).status_code
+        == 201
+    )
+    payment = {"identity": "agent-payer", "category": "economic", "event_type": "payment_failed", "score_delta": -1}
+    assert tenant.api.post("/v1/reputation-events", json=[payment]).status_code == 202
+    explorer = _explorer(browser, base_url, tenant.key)
+    explorer.open("#/identities/agent-payer")
+    page = explorer.page
+    assert explorer.field("overall") == "53.3"
+    items = page.locator("ol.references li")
+    assert items.count() == 10 and items.first.get_attribute("data-reference") == "payment_failed"
+    assert items.first.locator(".reference-name").inner_text() == "payment_failed signals (no reference)"
+    assert items.first.locator('[data-field="points"]').inner_text() == "-23.3"
+    assert items.nth(1).locator('[data-field="points"]').inner_text() == "+2.7"  # a run: a tenth of task quality
+    explorer.page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], f"console errors: {explorer.errors}"
+
+
+def test_the_run_page_says_what_openclaw_is(explorer: Explorer) -> None:
+    explorer.open("#/runs/run-clean-001")
+    assert "No OpenClaw failure mode was detected" in explorer.page.locator("main").inner_text()
+    assert explorer.field("openclaw").startswith("OpenClaw is the taxonomy of agent failure modes")
+
+
+def test_a_phone_reads_every_event_without_scrolling_sideways(browser: Browser, base_url: str, seeded: Tenant) -> None:
+    """At 375 px the events table stacks each event's cells under their headings, inside the screen; no
+    page is wider than the screen (the fleet's wide table scrolls within its own frame)."""
+    storage = {
+        "cookies": [],
+        "origins": [{"origin": base_url, "localStorage": [{"name": "repute.apiKey", "value": seeded.key}]}],
+    }
+    page = browser.new_context(viewport={"width": 375, "height": 800}, storage_state=storage).new_page()
+    explorer = Explorer(page, base_url)
+    page.on("pageerror", lambda error: explorer.errors.append(f"uncaught: {error}"))
+    for route in ("#/runs/run-multi-003", "#/identities/agent-atlas", "#/fleet", "#/runs"):
+        explorer.open(route)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, route
+    explorer.open("#/runs/run-multi-003")
+    row = page.locator("table.events tbody tr.evidence").first
+    edges = row.locator("td").evaluate_all(
+        "cells => cells.map(c => { const r = c.getBoundingClientRect(); return [r.left, r.right, c.dataset.label]; })"
+    )
+    assert [label for _, _, label in edges] == ["#", "Event id", "Type", "Time", "Payload", "Evidence of"]
+    assert all(left >= 0 and right <= 375 for left, right, _ in edges), edges
+    assert row.locator("td").last.locator(".chip").is_visible()
+    explorer.screenshot("ui-phone-events.png")
+    page.context.close()
+    assert explorer.errors == [], explorer.errors
 
 
 def test_the_run_page_shows_the_agent_tree_linked_both_ways(

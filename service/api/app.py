@@ -13,6 +13,7 @@ from service.api import docs, errors, otlp_http
 from service.api.access_log import AccessLogMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
+from service.api.openapi import with_documented_errors
 from service.api.paths import ControlCharacterGuard
 from service.api.reads_first import ReadsFirstMiddleware
 from service.api.routers import (
@@ -129,6 +130,7 @@ def create_app(
         app.include_router(module.router)
     ui.install(app)
     docs.install(app)
+    app.openapi = with_documented_errors(app)  # type: ignore[method-assign]
     otlp_http.install(app)
     # The last added runs first: no route sees an unroutable path, and metrics and the access log
     # see every request.

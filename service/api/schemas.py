@@ -310,6 +310,20 @@ class Reputation(BaseModel):
     score_30d_ago: float | None
     trend_7d: float | None
     trend_30d: float | None
+    runs: int = Field(description="finalized runs in the window, execution errors included")
+    execution_errors: int = Field(description="runs that stopped on their infrastructure (no verdict, no reputation)")
+    execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
+    unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
+    last_run_at: datetime | None = Field(description="the latest finalized run of the window")
+    top_failure: str | None = Field(description="the failure type detected most often in the window")
+
+
+class ActivityDay(BaseModel):
+    day: date
+    runs: int
+    execution_errors: int
+    unsafe_runs: int
+    mean_trust: float | None = Field(description="of the day's quality runs; null when all were execution errors")
 
 
 class IdentityRow(BaseModel):
@@ -320,6 +334,13 @@ class IdentityRow(BaseModel):
     events: int
     trend_7d: float | None
     trend_30d: float | None
+    runs: int = Field(description="finalized runs of the 90-day window, execution errors included")
+    execution_errors: int
+    execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
+    unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
+    last_run_at: datetime | None
+    top_failure: str | None = Field(description="the failure type detected most often in the window")
+    last_30_days: list[ActivityDay] = Field(description="the days of the last 30 with finalized runs, oldest first")
     computed_at: datetime
 
 

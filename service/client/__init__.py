@@ -1,8 +1,9 @@
 """What the CLI talks to: the REST API, always. In embedded mode one process owns the store: when
-`repute serve` runs on this data directory, commands go to it over HTTP; otherwise the same app runs in
-this process on the store opened here, as the operator. So a CLI command is one function over one
+`repute serve` runs on this data directory (or, from a directory without a store of its own, anywhere
+for this user), commands go to it over HTTP; otherwise the same app runs in this process on the store
+opened here, as the operator (`open_client` says in which order). So a CLI command is one function over one
 client, and both paths answer exactly what the API answers."""
 
-from service.client.api import ApiClient, ApiError, open_client
+from service.client.api import ApiClient, ApiError, NoStore, open_client
 
-__all__ = ["ApiClient", "ApiError", "open_client"]
+__all__ = ["ApiClient", "ApiError", "NoStore", "open_client"]

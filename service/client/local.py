@@ -39,4 +39,4 @@ def in_process_client(settings: Settings) -> ApiClient:
         raise
     app = create_app(settings, store=store, acting_as=operator_principal())
     http = httpx.Client(transport=InProcessTransport(app), base_url="http://repute.local", timeout=TIMEOUT_SECONDS)
-    return ApiClient(http, on_close=store.close)
+    return ApiClient(http, on_close=store.close, data_dir=settings.data_dir)

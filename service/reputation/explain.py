@@ -5,9 +5,10 @@ Per category and event type, for the current window and the one ending at the fi
 the counted events (weight 0 included, capped ones and sources of credibility 0 left out), Σδ·c·w and Σc·w
 with credibility and decay applied as in the score, the type's own score and its share of the category's
 Σc·w. The category score is the share-weighted mean of its types' scores, so the shares say how much each
-type's score weighs in it. Then the 10 references (runs, sessions, transactions ...) whose events moved the
-score most by |Σδ·c·w|, and per source the events the daily cap kept from counting. Figures are rounded for
-the report; the sums behind them are exact (Decimal in the store).
+type's score weighs in it. Then the 10 references (runs, sessions, transactions ...; a signal posted without
+one, under its event type) whose events moved the score most by |Σδ·c·w|, each with the points it adds to
+the overall score, and per source the events the daily cap kept from counting. Figures are rounded for the
+report; the sums behind them are exact (Decimal in the store).
 
 Pure: it shapes the rows of sql/identity_explain.sql, which computes every figure with the model's formula;
 service.services.reputation.explain reads them.
@@ -56,14 +57,22 @@ def _category(types: list[dict[str, Any]], totals: list[dict[str, Any]]) -> dict
 
 
 def _top_references(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    ranked = sorted(rows, key=lambda r: (-abs(r["weighted_delta"]), r["reference_type"], r["reference_id"]))
+    """By |Σδ·c·w|, ties by what each adds to the overall score; a signal without a reference is named by
+    its event type."""
+    ranked = sorted(
+        rows,
+        key=lambda r: (-abs(r["weighted_delta"]), -abs(r["points"]), r["reference_type"], r["reference_id"],
+                       r["event_type"]),
+    )  # fmt: skip
     return [
         {
             "reference_type": r["reference_type"],
             "reference_id": r["reference_id"],
+            "event_type": r["event_type"] or None,
             "events": r["events"],
             "weighted_delta": reported(r["weighted_delta"]),
             "weight": reported(r["weight"]),
+            "points": reported(r["points"]),
         }
         for r in ranked[:TOP_REFERENCES]
     ]

@@ -13,6 +13,7 @@ import orjson
 
 from service.errors import FieldError, NotFound
 from service.reputation import model
+from service.reputation.activity import activity, daily, top_failure
 from service.reputation.explain import explanation
 from service.reputation.model import CATEGORIES, LEGACY_SOURCE, ReputationEvent, reported, signal_uuid
 from service.services.keys import Principal, is_operator
@@ -32,10 +33,16 @@ def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
 
 
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
-    """SPEC §7 for one identity; None when the tenant has never seen the identity."""
+    """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
+    None when the tenant has never seen the identity."""
+    first = as_of - timedelta(days=model.WINDOW_DAYS - 1)
+    # The runs' read scans the tenant's runs (they are sorted by run id): beside the reputation's, not after it.
+    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
     row = reputation_store.identity_reputation(store, tenant, identity, as_of)
-    if row is None and not reputation_store.identity_exists(store, tenant, identity):
+    days = runs.result()[identity]
+    if row is None and not days and not reputation_store.identity_exists(store, tenant, identity):
         return None
+    failures = dict(sorted(row["failures"].items())) if row else {}
     return {
         "identity": identity,
         "as_of": as_of,
@@ -46,11 +53,13 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "events": row["events"] if row else 0,
         "positive_events": row["positive_events"] if row else 0,
         "negative_events": row["negative_events"] if row else 0,
-        "failures": dict(sorted(row["failures"].items())) if row else {},
+        "failures": failures,
         "score_7d_ago": _figure(row, "score_7d_ago"),
         "score_30d_ago": _figure(row, "score_30d_ago"),
         "trend_7d": _figure(row, "trend_7d"),
         "trend_30d": _figure(row, "trend_30d"),
+        **activity(days),
+        "top_failure": top_failure(failures),
     }
 
 
@@ -77,8 +86,16 @@ def _name_parent_runs(store: Store, tenant: str, references: list[dict[str, Any]
         reference["parent_run_id"] = (run.parent_run_id or None) if run is not None else None
 
 
-def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
-    rows = reputation_store.list_identities(store, tenant, **filters)
+SPARKLINE_DAYS = 30
+
+
+def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str, Any]:
+    """The fleet's page: each identity's reputation, what its runs of the same 90 days say, and its runs
+    of the last SPARKLINE_DAYS days by day."""
+    rows = reputation_store.list_identities(store, tenant, now=now, **filters)
+    today = now.date()
+    first = today - timedelta(days=SPARKLINE_DAYS - 1)
+    days = reputation_store.identity_activity(store, tenant, [row["identity"] for row in rows], first, today)
     identities = [
         {
             "identity": row["identity"],
@@ -88,6 +105,13 @@ def fleet(store: Store, tenant: str, **filters: Any) -> dict[str, Any]:
             "events": row["events"],
             "trend_7d": reported(row["trend_7d"]),
             "trend_30d": reported(row["trend_30d"]),
+            "runs": row["runs"],
+            "execution_errors": row["execution_errors"],
+            "execution_error_share": reported(row["execution_error_share"]),
+            "unsafe_runs": row["unsafe_runs"],
+            "last_run_at": row["last_run_at"],
+            "top_failure": top_failure(row["failures"]),
+            "last_30_days": daily(days[row["identity"]]),
             "computed_at": row["computed_at"],
         }
         for row in rows

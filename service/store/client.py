@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import clickhouse_connect
@@ -137,6 +137,18 @@ _WRITERS = 4
 # On the embedded engine the service's reads and writes share the same cores: the engine threads running a
 # write drop to the lowest OS priority while it runs (nice 19), so a read is never stuck behind them.
 _EMBEDDED_WRITE_SETTINGS = {"os_thread_priority": 19}
+# Reads started beside the caller's (`Store.beside`): threads of their own, so that they never queue behind
+# the writes of `together`.
+_READERS = 4
+
+T = TypeVar("T")
+
+
+def done(value: T) -> Future[T]:
+    """A future that already holds `value`."""
+    future: Future[T] = Future()
+    future.set_result(value)
+    return future
 
 
 class Store:
@@ -152,6 +164,8 @@ class Store:
         self._lock = threading.Lock()
         self._writers: ThreadPoolExecutor | None = None
         self._column_types: dict[tuple[str, tuple[str, ...]], Sequence[ClickHouseType]] = {}
+        self._readers: ThreadPoolExecutor | None = None
+        self._idle_readers = threading.BoundedSemaphore(_READERS)
         # An embedded engine killed mid-insert may have written a table's part and not its views' (see
         # service.store.reputation.repair_daily_sums); a server completes an insert whose client died.
         self.after_crash = self.settings.embedded and _left_by_a_crash(Path(self.dsn.removeprefix("chdb://")))
@@ -236,6 +250,31 @@ class Store:
                 self._writers = ThreadPoolExecutor(_WRITERS, thread_name_prefix="repute-store")
             return self._writers
 
+    def beside(self, call: Callable[[], T]) -> Future[T]:
+        """Starts a read on a client of its own while the caller runs another, so that two independent
+        reads take the time of the longer one instead of the sum. When all _READERS threads are busy the
+        read runs now, in the caller, so it never waits for a thread (an error is then raised here)."""
+        if not self._idle_readers.acquire(blocking=False):
+            return done(call())
+
+        def read() -> T:
+            try:
+                return call()
+            finally:
+                self._idle_readers.release()  # before the result is set: whoever has it finds the thread idle
+
+        try:
+            return self._reader_pool().submit(read)
+        except BaseException:
+            self._idle_readers.release()
+            raise
+
+    def _reader_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._readers is None:
+                self._readers = ThreadPoolExecutor(_READERS, thread_name_prefix="repute-read")
+            return self._readers
+
     def ping(self) -> None:
         """Raises StoreUnavailable (or the driver's OperationalError) when ClickHouse does not answer."""
         self.client.query("SELECT 1")
@@ -243,9 +282,10 @@ class Store:
     def close(self) -> None:
         with self._lock:
             clients, self._clients = self._clients, []
-            writers, self._writers = self._writers, None
-        if writers is not None:
-            writers.shutdown(wait=True)
+            pools = [pool for pool in (self._writers, self._readers) if pool is not None]
+            self._writers = self._readers = None
+        for pool in pools:
+            pool.shutdown(wait=True)
         for client in clients:
             with contextlib.suppress(Exception):  # best effort: the engine may already be gone
                 client.close()

@@ -31,6 +31,7 @@ from uuid import UUID
 
 import orjson
 
+from service.reputation import model
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent
 from service.reputation.rebuild import Occupant
 from service.settings import Settings
@@ -304,7 +305,10 @@ def list_identities(
     prefix: str = "",
     limit: int = 100,
     offset: int = 0,
+    now: datetime | None = None,
 ) -> list[dict[str, Any]]:
+    """The fleet (sql/identities_list.sql), its runs counted over the reputation's window ending at `now`
+    (default: now)."""
     if sort not in IDENTITY_SORTS:
         raise ValueError(f"sort must be one of {', '.join(IDENTITY_SORTS)}")
     parameters = {
@@ -315,11 +319,26 @@ def list_identities(
         "prefix": prefix,
         "limit": limit,
         "offset": offset,
+        "now": now or datetime.now(UTC),
+        "window_days": model.WINDOW_DAYS,
     }
     rows = dicts(store.client.query(load("identities_list"), parameters=parameters))
     for row in rows:
         row["computed_at"] = as_utc(row["computed_at"])
+        row["last_run_at"] = as_utc(row["last_run_at"])
     return rows
+
+
+def identity_activity(
+    store: Store, tenant: str, identities: Sequence[str], first: date, last: date
+) -> dict[str, list[dict[str, Any]]]:
+    """Per identity, what its finalized runs say per day over [first, last] (sql/identity_activity.sql),
+    days with runs only, oldest first."""
+    parameters = {"tenant": tenant, "identities": list(identities), "first": first, "last": last}
+    found: dict[str, list[dict[str, Any]]] = {identity: [] for identity in identities}
+    for row in dicts(store.client.query(load("identity_activity"), parameters=parameters)):
+        found[row.pop("identity")].append({**row, "last_run_at": as_utc(row["last_run_at"])})
+    return found
 
 
 def repair_daily_sums(store: Store) -> None:

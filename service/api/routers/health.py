@@ -21,7 +21,13 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="ClickHouse reachable and migrated (no key needed)")
+@router.get(
+    "/readyz",
+    summary="ClickHouse reachable and migrated (no key needed)",
+    responses={
+        503: {"description": "not ready: ClickHouse is unreachable or migrations are pending (the body says which)"}
+    },
+)
 def readyz(request: Request, response: Response) -> dict[str, Any]:
     try:
         left = pending_migrations(request.app.state.store_holder.get())

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Response
 from service.api.auth import tenant_acted_on
 from service.api.deps import Admin, Now, StoreDep
 from service.api.errors import Problem
+from service.api.openapi import NOT_FOUND
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import KeyCreate, KeyCreated, KeyList
 from service.services import keys
@@ -36,7 +37,7 @@ def list_keys(principal: Admin, store: StoreDep) -> Any:
     return {"keys": keys.list_keys(store, _managed_tenant(principal))}
 
 
-@router.delete("/keys/{key_id}", status_code=204, summary="Revoke a key")
+@router.delete("/keys/{key_id}", status_code=204, summary="Revoke a key", responses=NOT_FOUND)
 def revoke_key(key_id: str, principal: Admin, store: StoreDep, now: Now) -> Response:
     if not keys.revoke_key(store, _managed_tenant(principal), key_id, now):
         raise Problem(404, "Not Found", f"no active key {key_id!r}")

@@ -9,6 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from service.api.auth import tenant_acted_on
 from service.api.deps import Admin, Ingest, Now, Read, StoreDep, WritingDep
 from service.api.errors import Problem
+from service.api.openapi import NOT_FOUND
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import (
     Credibility,
@@ -54,6 +55,7 @@ async def post_signals(
 def list_identities(
     principal: Read,
     store: StoreDep,
+    now: Now,
     sort: IdentitySort = IdentitySort.OVERALL,
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
@@ -65,6 +67,7 @@ def list_identities(
     found = reputation.fleet(
         store,
         principal.tenant,
+        now,
         sort=sort,
         descending=order == "desc",
         min_confidence=min_confidence,
@@ -76,7 +79,12 @@ def list_identities(
     return {**found, "next_cursor": position_cursor(FLEET_CURSOR, offset + limit) if full else None}
 
 
-@router.get("/identities/{identity:path}/reputation", response_model=Reputation, summary="Reputation of one identity")
+@router.get(
+    "/identities/{identity:path}/reputation",
+    response_model=Reputation,
+    summary="Reputation of one identity",
+    responses=NOT_FOUND,
+)
 def identity_reputation(
     identity: str,
     principal: Read,
@@ -90,7 +98,12 @@ def identity_reputation(
     return found
 
 
-@router.get("/identities/{identity:path}/history", response_model=History, summary="Daily trust and reputation")
+@router.get(
+    "/identities/{identity:path}/history",
+    response_model=History,
+    summary="Daily trust and reputation",
+    responses=NOT_FOUND,
+)
 async def identity_history(
     identity: str,
     principal: Read,
@@ -107,6 +120,7 @@ async def identity_history(
 @router.get(
     "/identities/{identity:path}/reputation/explain",
     summary="Why an identity's reputation is what it is: per event type now and 7 days earlier, top runs",
+    responses=NOT_FOUND,
 )
 def explain_reputation(
     identity: str, principal: Read, store: StoreDep, now: Now, as_of: StorableDay | None = None
@@ -122,7 +136,12 @@ def list_sources(principal: Admin, store: StoreDep) -> Any:
     return reputation.sources(store, principal.tenant)
 
 
-@router.put("/sources/{key_id}", response_model=Source, summary="Set a source's credibility (applies to the past too)")
+@router.put(
+    "/sources/{key_id}",
+    response_model=Source,
+    summary="Set a source's credibility (applies to the past too)",
+    responses=NOT_FOUND,
+)
 def set_source(key_id: str, body: Credibility, principal: Admin, store: StoreDep, now: Now) -> Any:
     return reputation.set_source_credibility(store, principal, key_id, body.credibility, now)
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import Ingest, Read, StoreDep, WritingDep
-from service.api.openapi import array_or_wrapped, request_body
+from service.api.openapi import CONFLICT, NOT_FOUND, array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
 from service.diagnosis.failure_types import FailureType
@@ -36,14 +36,18 @@ EVENTS_BODY = request_body(
 )
 
 
-@router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run")
+@router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run", responses=CONFLICT)
 async def open_run(body: RunFields, principal: Ingest, writing: WritingDep) -> Any:
     job = partial(runs.open_run, writing.store, principal.tenant, run_spec(body), writing.now)
     return run_detail(await writing.writes.run(principal.tenant, job))
 
 
 @router.post(
-    "/runs/{run_id:path}/events", response_model=EventsAccepted, summary="Append events", openapi_extra=EVENTS_BODY
+    "/runs/{run_id:path}/events",
+    response_model=EventsAccepted,
+    summary="Append events",
+    openapi_extra=EVENTS_BODY,
+    responses={**NOT_FOUND, **CONFLICT},
 )
 async def append_events(run_id: str, request: Request, principal: Ingest, writing: WritingDep) -> Any:
     body = await request.body()
@@ -53,7 +57,12 @@ async def append_events(run_id: str, request: Request, principal: Ingest, writin
     return {"run_id": run_id, "accepted": appended.accepted, "event_count": appended.event_count}
 
 
-@router.post("/runs/{run_id:path}/finalize", response_model=RunDetail, summary="Finalize and diagnose a run")
+@router.post(
+    "/runs/{run_id:path}/finalize",
+    response_model=RunDetail,
+    summary="Finalize and diagnose a run",
+    responses=NOT_FOUND,
+)
 async def finalize_run(run_id: str, principal: Ingest, writing: WritingDep, body: FinalizeBody | None = None) -> Any:
     execution = body.execution.model_dump(exclude_none=True) if body and body.execution else None
     store, threshold = writing.store, writing.settings.quality_pass_threshold
@@ -110,7 +119,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-@router.get("/runs/{run_id:path}/graph", summary="The causal graph of a finalized run")
+@router.get("/runs/{run_id:path}/graph", summary="The causal graph of a finalized run", responses=NOT_FOUND)
 def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
     diagnosis = run_detail(runs.stored_run(store, principal.tenant, run_id))["diagnosis"]
     if diagnosis is None:
@@ -121,7 +130,10 @@ def run_graph(run_id: str, principal: Read, store: StoreDep) -> Any:
 @router.get(
     "/runs/{run_id:path}/events",
     summary="The raw events of a run, in order",
-    responses={200: {"model": RunEvents}},  # documented, not re-validated: a page holds up to 10,000 events
+    responses={
+        200: {"model": RunEvents},
+        **NOT_FOUND,
+    },  # documented, not re-validated: a page holds up to 10,000 events
 )
 def run_events(
     run_id: str,
@@ -136,7 +148,12 @@ def run_events(
     return {"run_id": run_id, "events": page.events, "total": page.total, "next_cursor": next_cursor}
 
 
-@router.get("/runs/{run_id:path}", response_model=RunDetail, summary="A run with its full diagnosis and child runs")
+@router.get(
+    "/runs/{run_id:path}",
+    response_model=RunDetail,
+    summary="A run with its full diagnosis and child runs",
+    responses=NOT_FOUND,
+)
 def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
     record = runs.stored_run(store, principal.tenant, run_id)
     return run_detail(record, runs.child_runs(store, principal.tenant, run_id))

@@ -10,7 +10,7 @@ import orjson
 from fastapi import APIRouter, Request, Response
 
 from service.api.deps import Ingest, Writing, WritingDep
-from service.api.openapi import array_or_wrapped, inline_schema, request_body
+from service.api.openapi import CONFLICT, array_or_wrapped, inline_schema, request_body
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import SessionBatchResult, SessionResult
 from service.api.state import StoreHolder
@@ -69,7 +69,7 @@ def _count(writing: Writing, results: list[Ingested]) -> None:
     response_model=SessionResult,
     summary="Store, finalize and diagnose a whole run",
     openapi_extra=SESSION_BODY,
-    responses={200: {"description": "the run was already finalized; the stored result"}},
+    responses={200: {"description": "the run was already finalized; the stored result"}, **CONFLICT},
 )
 async def post_session(request: Request, principal: Ingest, writing: WritingDep) -> Response:
     body = await request.body()
@@ -88,6 +88,7 @@ async def post_session(request: Request, principal: Ingest, writing: WritingDep)
     response_model=SessionBatchResult,
     summary="Many whole runs in one request (all or nothing); answers each run's verdict",
     openapi_extra=BATCH_BODY,
+    responses=CONFLICT,
 )
 async def post_sessions(request: Request, principal: Ingest, writing: WritingDep) -> Response:
     body = await request.body()

@@ -7,6 +7,7 @@ from fastapi.responses import PlainTextResponse
 
 from service.api.deps import Read, StoreDep
 from service.api.errors import Problem
+from service.api.openapi import NOT_FOUND
 from service.api.routing import KeyFirstRoute
 from service.services.suites import suite_summary
 
@@ -16,7 +17,7 @@ router = APIRouter(prefix="/v1", tags=["suites"], route_class=KeyFirstRoute)
 @router.get(
     "/suites/{suite:path}/summary",
     summary="Suite summary: tasks after trial aggregation, execution errors kept apart",
-    responses={200: {"content": {"text/plain": {}}}},
+    responses={200: {"content": {"text/plain": {}}}, **NOT_FOUND},
 )
 def get_summary(
     suite: str,

@@ -80,9 +80,13 @@ export function bar(label, value, max, { field, className = "", text = value ?? 
   );
 }
 
-/** A scrollable table; `numeric` names the headings whose column is right-aligned numbers. */
+/**
+ * A scrollable table; `numeric` names the headings whose column is right-aligned numbers. Each cell carries
+ * its column's heading (`data-label`), which a narrow screen shows beside it where a table stacks its rows.
+ */
 export function dataTable(className, headings, rows, numeric = []) {
   const head = headings.map((heading) => el("th", { scope: "col", class: numeric.includes(heading) ? "number" : null }, heading));
+  for (const row of rows) [...row.cells].forEach((cell, index) => cell.setAttribute("data-label", headings[index]));
   return el(
     "div",
     { class: "table-scroll" },

@@ -37,6 +37,9 @@ export const integer = (value) => (value === null || value === undefined ? MISSI
 /** An ISO time as "2026-11-20 11:00:07 UTC". */
 export const time = (iso) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : MISSING);
 
+/** An ISO time to the minute, where a heading says UTC: "2026-11-20 11:00". */
+export const minute = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+
 /** A trend in points: arrow, signed text and direction ("up", "down", "flat", "none"). */
 export function trend(value) {
   if (value === null || value === undefined) return { arrow: "", text: MISSING, direction: "none" };

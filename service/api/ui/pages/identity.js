@@ -1,12 +1,12 @@
 // Agent health: the 90-day reputation with its confidence and trends, the failures behind it, what moved
 // each category's score over the last 7 days and the runs and signals that moved it most, and over time
-// the reputation of each day next to the trust of each run on the readiness bands.
+// the reputation of each day next to the trust of each run in the lane of its readiness.
 
 import { HISTORY_DAYS, identityRuns, reputation, reputationExplanation, reputationHistory } from "../api.js";
 import { bar, el, errorBox, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { contributionChart, reputationChart, trustChart } from "../charts.js";
-import { identityRunsHref, runHref, trendView } from "../widgets.js";
+import { failureChip, identityRunsHref, runHref, trendView } from "../widgets.js";
 
 const NEUTRAL = 50;
 // The explanation's two windows, in the order the chart draws them.
@@ -33,10 +33,18 @@ function renderReputation(region, report) {
       ["30-day trend", trendSince(report.trend_30d, report.score_30d_ago, 30, "trend_30d")],
       ...format.CATEGORIES.map((category) => [format.title(category), format.score(report.categories[category]), category]),
       ["Positive / negative events", `${format.integer(report.positive_events)} / ${format.integer(report.negative_events)}`],
+      ["Runs", runsFact(report), "runs"],
+      ["Last run", format.time(report.last_run_at), "last-run"],
+      ["Most frequent failure", report.top_failure ? failureChip(report.top_failure) : "none", "top-failure"],
       ["Window", `${report.window_days} days to ${report.as_of}`, "as_of"],
     ]),
   );
 }
+
+/** "12: 6 execution errors (50%), 0 unsafe": what the score leaves out (execution errors) said beside it. */
+const runsFact = (report) =>
+  `${format.integer(report.runs)}: ${plural(report.execution_errors, "execution error")}` +
+  `${report.execution_error_share === null ? "" : ` (${format.percent(report.execution_error_share)})`}, ${format.integer(report.unsafe_runs)} unsafe`;
 
 function renderFailures(region, report) {
   const counts = Object.entries(report.failures).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
@@ -121,14 +129,18 @@ function renderMoves(region, explanation) {
   );
 }
 
-/** A run's reference links to its page (and a child run's to the multi-agent run it is part of); any other
- * (a transaction, an attestation) is its id. */
-function referenceName({ reference_type: type, reference_id: id, parent_run_id: parent }) {
+/**
+ * A run's reference links to its page (and a child run's to the multi-agent run it is part of); any other (a
+ * transaction, an attestation) is its id; signals posted without a reference are counted together under
+ * their event type.
+ */
+function referenceName({ reference_type: type, reference_id: id, event_type: eventType, parent_run_id: parent }) {
   if (format.RUN_KINDS.includes(type)) {
     const link = el("a", { href: runHref(id), class: "reference-link" }, id);
     return parent ? [link, el("span", { class: "parent-run" }, " part of ", el("a", { href: runHref(parent), class: "parent-link" }, parent))] : link;
   }
-  return id ? el("code", {}, id) : el("span", { class: "empty" }, "no reference");
+  if (id) return el("code", {}, id);
+  return [el("code", {}, eventType), " signals (no reference)"];
 }
 
 function renderReferences(region, { top_references: references, window_days: days }) {
@@ -138,12 +150,15 @@ function renderReferences(region, { top_references: references, window_days: day
   }
   region.append(
     el("ol", { class: "references" }, references.map((reference) =>
-      el("li", { "data-reference": reference.reference_id },
+      el("li", { "data-reference": reference.reference_id || reference.event_type },
         el("span", { class: "reference-name" }, referenceName(reference)),
         trendView(reference.weighted_delta),
-        el("span", { class: "reference-meta" }, `${reference.reference_type || "no kind"} · ${plural(reference.events, "event")}`)))),
+        el("span", { class: "reference-meta" },
+          `${reference.reference_type || "signal"} · ${plural(reference.events, "event")} · `,
+          el("span", { "data-field": "points" }, format.trend(reference.points).text), " points of the overall score")))),
     el("p", { class: "hint" },
-      "By how much each moved the score: the sum over its events of the score delta (−1 worst to +1 best) × the source's credibility × the weight."),
+      "Ranked by how much each moved its category: the sum over its events of the score delta (−1 worst to +1 best) × the source's credibility × the weight; ",
+      "ties by the points it adds to or takes from the overall score (0–100), where a category's events share its weight."),
   );
 }
 
@@ -161,9 +176,10 @@ function renderTrust(region, { runs, next_cursor: more }, identity) {
   }
   region.append(
     el("p", { class: "hint band-rule" },
-      "Bands are trust alone; a point's colour is its readiness, which a cause can lower whatever the trust: ",
-      "a high-severity cause makes a run review, a critical one unsafe. ",
-      belowBand > 0 && el("strong", { "data-field": "below-band" }, `${belowBand} run${belowBand === 1 ? " is" : "s are"} below ${belowBand === 1 ? "its" : "their"} band (ringed).`)),
+      "Each run sits in the lane of its readiness, as high as its trust within the trust that verdict admits. ",
+      "A cause can lower a verdict whatever the trust: a high-severity one makes a run review, a critical one unsafe. ",
+      belowBand > 0 && el("strong", { "data-field": "below-band" },
+        `${belowBand} run${belowBand === 1 ? " is" : "s are"} in a worse lane than ${belowBand === 1 ? "its" : "their"} trust alone would give (ringed).`)),
   );
   const notes = [
     more && `The latest ${runs.length} runs are shown.`,

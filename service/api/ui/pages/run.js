@@ -28,8 +28,17 @@ function jumpTo(id) {
 
 const primaryCause = (run) => run.diagnosis.failure_causes.find((cause) => cause.type === run.primary_failure);
 const chainSteps = (chain) => chain.split(" -> ");
-// With no failure the primary diagnosis explains that nothing was detected.
-const nothingDetected = (run) => run.diagnosis.primary_diagnosis.causal_chain_explanation;
+/**
+ * With no failure the primary diagnosis explains that nothing was detected, in the words of Critiqor's
+ * diagnosis ("No OpenClaw failure mode was detected ..."), which name the taxonomy they come from: said here
+ * what that is.
+ */
+const nothingDetected = (run) => [
+  el("p", {}, run.diagnosis.primary_diagnosis.causal_chain_explanation),
+  el("p", { class: "hint", "data-field": "openclaw" },
+    "OpenClaw is the taxonomy of agent failure modes that Critiqor's diagnosis, and so Repute's, comes from. ",
+    "Repute looks for six of them in a run's events: ", format.FAILURE_TYPES.map(format.humanize).join(", "), "."),
+];
 
 /** The diagnosis profile that judged the run and its thresholds (SPEC §4.1), in one line. */
 const profileLine = ({ name, tokens_high, tokens_critical, tokens_per_point, duplicates }) =>
@@ -123,7 +132,7 @@ function renderExecutionError(region, run) {
 function renderChain(region, run) {
   const primary = primaryCause(run);
   if (!primary) {
-    region.append(el("p", {}, nothingDetected(run)));
+    region.append(...nothingDetected(run));
     return;
   }
   region.append(
@@ -159,7 +168,7 @@ function renderScores(region, run) {
 function renderFailures(region, run) {
   const causes = run.diagnosis.failure_causes;
   if (causes.length === 0) {
-    region.append(el("p", { class: "empty" }, nothingDetected(run)));
+    region.append(el("p", { class: "empty" }, "No failure was detected."));
     return;
   }
   region.append(
