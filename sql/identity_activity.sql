@@ -1,8 +1,12 @@
 -- What the finalized runs of the identities named say per UTC day over [first, last]: runs, execution
 -- errors, unsafe verdicts (quality runs judged unsafe_for_production), the mean trust of the quality runs
 -- (NULL on a day with none) and the last run's time. One identity's reputation reads its 90-day window
--- (the sums of sql/identities_list.sql for the fleet), the fleet its 30-day sparklines. FINAL keeps each
--- run's latest version (see sql/runs_list.sql).
+-- (the sums of sql/identities_list.sql for the fleet), the fleet its 30-day sparklines.
+-- Each run counts as its latest version among those of the days asked (argMax by version): the filters on
+-- identity and run time let the engine read the projection identity_newest_first (migrations/0019), a few
+-- granules, where FINAL over the table sorted by run id scanned all the tenant's runs. The same runs count
+-- as with FINAL: a run's open version may lie in other days than its finalized one, but its finalized
+-- versions share one time (a re-diagnosis keeps it), so a finalized version found here is the run's latest.
 SELECT
     identity,
     toDate(run_at, 'UTC') AS day,
@@ -11,11 +15,21 @@ SELECT
     countIf(execution_status != 'execution_error' AND readiness = 'unsafe_for_production') AS unsafe_runs,
     if(runs = execution_errors, NULL, avgIf(trust_score, execution_status != 'execution_error')) AS mean_trust,
     max(run_at) AS last_run_at
-FROM runs FINAL
-PREWHERE has({identities:Array(String)}, identity)
-WHERE tenant = {tenant:String}
-  AND status = 'finalized'
-  AND toDate(run_at, 'UTC') BETWEEN {first:Date} AND {last:Date}
+FROM
+(
+    SELECT
+        identity,
+        argMax(status, version) AS latest_status,
+        argMax(runs.run_at, version) AS run_at,
+        argMax(runs.execution_status, version) AS execution_status,
+        argMax(runs.readiness, version) AS readiness,
+        argMax(runs.trust_score, version) AS trust_score
+    FROM runs
+    WHERE tenant = {tenant:String}
+      AND identity IN {identities:Array(String)}
+      AND toDate(runs.run_at, 'UTC') BETWEEN {first:Date} AND {last:Date}
+    GROUP BY identity, run_id
+)
+WHERE latest_status = 'finalized'
 GROUP BY identity, day
 ORDER BY identity, day
-SETTINGS optimize_move_to_prewhere_if_final = 0
