@@ -42,7 +42,7 @@ TARGETS = (
     Target("outcome", "service/outcome.py",
            ("tests/test_outcome.py", "tests/test_execution_errors_property.py", "tests/test_api_suites.py")),
     Target("model", "service/reputation/model.py",
-           ("tests/test_reputation_report.py", "tests/test_reputation_sources.py")),
+           ("tests/test_reputation_formula.py", "tests/test_reputation_report.py", "tests/test_reputation_sources.py")),
     Target("runs", "service/services/runs.py",
            ("tests/test_api_sessions.py", "tests/test_api_concurrent_reposts.py", "tests/test_api_outcome_inputs.py",
             "tests/test_store_pipeline.py")),
