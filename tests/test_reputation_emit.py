@@ -1,11 +1,13 @@
 """The reputation events a finalized run emits (SPEC §7), pure: no store."""
 
+import uuid
 from datetime import UTC, datetime
 
 import pytest
 
 from service.diagnosis import diagnose
 from service.reputation.emit import FinalizedRun, events_for_run, run_trust_delta
+from service.reputation.model import ReputationEvent
 from service.vocab import ExecutionStatus, Readiness
 
 AT = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -109,3 +111,17 @@ def test_readiness_and_event_count_are_required() -> None:
         FinalizedRun("t", "r1", "a", "run", AT, "ok", 90, [])  # type: ignore[call-arg]
     with pytest.raises(ValueError):
         run_trust_delta("fine", 90)
+
+
+def test_a_runs_events_carry_the_default_confidence() -> None:
+    """SPEC §7.1: a run's events are certain (confidence 1, which they take from ReputationEvent's default),
+    and an event's confidence and weight default to 1 (SPEC §3.3); an execution error weighs 0.
+
+    Broken on purpose: ReputationEvent's default confidence or weight (service/reputation/model.py) made 2.0
+    → this test fails (make mutants: both survived the model's focused tests before it)."""
+    events = events_for_run(finalized(90, READY, causes=(("tool_loop", "high", 3),)))
+    assert len(events) == 2 and {event.confidence for event in events} == {1.0}
+    signal = ReputationEvent(uuid.uuid4(), AT, "agent-a", "economic", "payment_completed", 1.0)
+    assert (signal.confidence, signal.weight) == (1.0, 1.0)
+    failed = events_for_run(finalized(0, READY, status=ExecutionStatus.EXECUTION_ERROR))
+    assert [(event.event_type, event.weight) for event in failed] == [("execution_error", 0.0)]
