@@ -16,6 +16,7 @@ from service.outcome import (
     OutcomeInputError,
     RunOutcome,
     SuiteSummary,
+    aggregate_task,
     aggregate_trials,
     classify_execution,
     median_of,
@@ -541,3 +542,53 @@ def test_flakiness_over_tasks_with_several_trials() -> None:
     assert "flaky" not in summary.to_text().lower()
     single = summarize_suite("s", [_trial("only", 0, ok)])
     assert (single.flaky_tasks, single.pass_all_trials, single.pass_any_trial) == ([], None, None)
+
+
+# Each test below was written for a mutant of service/outcome.py that survived `make mutants` (docs/testing.md):
+# with the change named in its docstring in place, it fails.
+
+
+def _staged_error(**fields: Any) -> dict[str, Any]:
+    return {"event": "error_event", "stage": "setup", "reason": "provider_error", **fields}
+
+
+def test_a_staged_errors_message_is_its_first_text_or_integer() -> None:
+    """`error`, else `message`; an integer is its digits, a bool or a list is not a text, "" is absent.
+    Broken on purpose: `and` made `or` in the string test, or `not` dropped from the bool test → fails."""
+
+    def message(**fields: Any) -> str | None:
+        return classify_execution(None, [_staged_error(**fields)], 90, readiness=Readiness.READY).message
+
+    assert message(error=7) == "7"
+    assert message(error=True, message="quota") == "quota"
+    assert message(error=["x"], message="quota") == "quota"
+    assert message(error="", message="quota") == "quota"
+
+
+def test_a_bad_reason_code_is_quoted_in_the_answer_and_another_type_named() -> None:
+    """Broken on purpose: the `isinstance(value, str)` of the message negated → fails."""
+    with pytest.raises(OutcomeInputError, match="got 'no spaces allowed'"):
+        classify_execution(None, [_staged_error(reason="no spaces allowed")], 90, readiness=Readiness.READY)
+    with pytest.raises(OutcomeInputError, match="got a list"):
+        classify_execution(None, [_staged_error(reason=["x"])], 90, readiness=Readiness.READY)
+
+
+def test_a_callers_score_of_zero_is_a_score() -> None:
+    """[0, 1] is closed at 0. Broken on purpose: `0 <= score` made `0 < score` → fails."""
+    outcome = classify_execution({"score": 0}, [], 90, readiness=Readiness.READY)
+    assert (outcome.status, outcome.score) == (ExecutionStatus.QUALITY_FAILURE, 0)
+
+
+def test_the_median_of_scores_and_of_none() -> None:
+    """Broken on purpose: `if values` made `if not values` → fails."""
+    assert median_of([0.9, 0.2, 0.4]) == 0.4
+    assert median_of([]) is None
+
+
+def test_a_task_without_task_id_is_named_by_its_run_and_trials_go_in_order() -> None:
+    """Trial 0 comes before trial 1 whatever the order they arrive in, and a run without task id is a task
+    named by its run. Broken on purpose: `run.trial or 0` made `or 1`, or `run_ids[0]` made `[1]` → fails."""
+    late, early = (RunOutcome(f"r{n}", "s", "t", n, ExecutionStatus.OK, 0.5 + n / 10) for n in (1, 0))
+    assert aggregate_task([late, early]).run_ids == ("r0", "r1")
+    alone = RunOutcome("solo", "s", None, None, ExecutionStatus.OK, 1.0)
+    assert aggregate_task([alone]).name == "solo"
