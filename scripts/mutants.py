@@ -45,12 +45,14 @@ TARGETS = (
            ("tests/test_reputation_emit.py", "tests/test_reputation_formula.py", "tests/test_reputation_report.py",
             "tests/test_reputation_sources.py")),
     Target("runs", "service/services/runs.py",
-           ("tests/test_api_sessions.py", "tests/test_api_concurrent_reposts.py", "tests/test_api_outcome_inputs.py",
-            "tests/test_store_pipeline.py")),
+           ("tests/test_run_lifecycle.py", "tests/test_api_sessions.py", "tests/test_api_concurrent_reposts.py",
+            "tests/test_api_outcome_inputs.py", "tests/test_multi_agent_api.py", "tests/test_store_pipeline.py")),
     Target("reputation", "service/store/reputation.py",
-           ("tests/test_reputation_dedup_token.py", "tests/test_reputation_repair.py",
+           ("tests/test_reputation_half_life.py", "tests/test_identity_exists.py",
+            "tests/test_reputation_dedup_token.py", "tests/test_reputation_repair.py",
             "tests/test_reputation_idempotency.py", "tests/test_reputation_retractions.py",
-            "tests/test_reputation_sources.py")),
+            "tests/test_reputation_sources.py", "tests/test_reputation_rebuild.py", "tests/test_reputation_store.py"),
+           "not equals_recomputation"),
 )  # fmt: skip
 
 KEPT_BINARY = "Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Div|Mod_FloorDiv|Pow_Mul|BitOr_BitAnd|BitAnd_BitOr"

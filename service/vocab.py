@@ -101,6 +101,9 @@ KNOWN_REASON_CODES: tuple[str, ...] = (
     "provider_error", "template_error", "script_error", "clone_error", "evaluator_error", "budget_exceeded",
     "toolchain_missing",
 )  # fmt: skip
+# The longest error text a run keeps (SPEC §3.4: at most 1,000 characters): an error span's message, a log
+# record's error texts, an execution error's message when the service writes one. Longer ones are cut.
+MESSAGE_CHARS = 1000
 
 # The operator tenant: it owns the first-start admin key and manages every tenant's keys.
 DEFAULT_TENANT = "default"

@@ -45,11 +45,11 @@ from service.diagnosis.events import DEFAULT_TYPE, RunEvent, canonical_type
 from service.judge.otlp import LogRecord
 from service.otlp.attributes import Attributes, AttributeValue
 from service.otlp.values import as_decimal, as_int, is_true
+from service.vocab import MESSAGE_CHARS
 
 DIGEST_CHARS = 16
 COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "duration_ms")
 ERROR_COUNTS = ("status_code", "attempt", "duration_ms")
-MESSAGE_CHARS = 1000
 
 
 def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:

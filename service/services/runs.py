@@ -60,13 +60,12 @@ from service.store.records import RunRecord, next_version
 from service.store.rows import from_epoch_ms, to_millis
 from service.traces import decode_span
 from service.traces.agents import map_runs
-from service.vocab import INPUT_OF_KIND, ExecutionStatus, RunKind, RunStatus
+from service.vocab import INPUT_OF_KIND, MESSAGE_CHARS, ExecutionStatus, RunKind, RunStatus
 
 log = logging.getLogger("repute.runs")
 # How a run whose evidence cannot be diagnosed is closed (see finalize_undiagnosable).
 UNDIAGNOSABLE_STAGE = "evaluator"
 UNDIAGNOSABLE_REASON = "evaluator_error"
-MESSAGE_CHARS = 1000
 # Runs whose events come from OTLP telemetry, and where it is received.
 FED_BY_OTLP: dict[str, str] = {RunKind.SESSION: "/v1/logs", RunKind.TRACE: "/v1/traces"}
 

@@ -40,7 +40,7 @@ from service.otlp.values import as_int
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key, span_order
 from service.traces.spans import NANOS_PER_MS, Span
-from service.vocab import KNOWN_REASON_CODES, STAGES, ExecutionStatus
+from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, STAGES, ExecutionStatus
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CONTAINERS = (dict, list)
@@ -281,7 +281,7 @@ def _error_fields(span: Span) -> dict[str, Any]:
     message = span.status_message or _first_text((exception_attributes.get(semconv.EXCEPTION_MESSAGE),))
     fields: dict[str, Any] = {"error": error or "error"}
     if message:
-        fields["message"] = message[: semconv.MESSAGE_CHARS]
+        fields["message"] = message[:MESSAGE_CHARS]
     return fields
 
 

@@ -47,7 +47,6 @@ HTTP_STATUS_CODES = ("http.response.status_code", "http.status_code")
 EXCEPTION_EVENT = "exception"
 EXCEPTION_TYPE = "exception.type"
 EXCEPTION_MESSAGE = "exception.message"
-MESSAGE_CHARS = 1000
 
 STAGE = "repute.stage"
 SUITE = "repute.suite"

@@ -1,0 +1,179 @@
+"""What service/services/runs.py promises beyond the posted-run paths of test_api_sessions.py: a trace-born run's
+names and execution error from its spans, an OTLP session's events numbered from 0, an open run's event
+total, the failure rows of a quality verdict only, and a sweeper that counts and survives a run it cannot
+finalize. Each test below was written against a mutant of `make mutants` that the suite let live; its
+docstring says which change makes it fail (each seen red)."""
+
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import orjson
+
+from service.services import runs
+from service.services.inputs import RunSpec
+from service.store import runs as run_store
+from service.store.client import Store
+from service.vocab import RunKind
+from tests.conftest import FIXTURES
+from tests.traces_support import T0, otlp_json, proto_span, request_of
+
+JSON = {"content-type": "application/json"}
+TOOL_CALL = {"event": "tool_call", "tool": "search", "args": {"q": "x"}}
+
+
+def _post_trace(client: httpx.Client, root_attributes: dict[str, Any], trace_id: bytes | None = None) -> str:
+    """An agent's trace: its root span (with `root_attributes`) and a tool span that fails with a known
+    reason code inside the agent stage. Returns the trace id, the trace-born run's id."""
+    trace_id = trace_id or uuid.uuid4().bytes
+    root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "solver", "repute.stage": "agent"}
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "error.type": "provider_error"}
+    spans = (
+        proto_span(1, trace_id=trace_id, name="invoke_agent solver", attributes={**root, **root_attributes}),
+        proto_span(2, trace_id=trace_id, parent=1, start=T0 + 1000, attributes=tool, error=True, message="503"),
+    )
+    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
+    assert posted.status_code == 200, posted.text
+    return trace_id.hex()
+
+
+def test_a_trace_born_run_takes_its_trial_and_its_execution_error_from_its_spans(client: httpx.Client) -> None:
+    """Broken on purpose: `(execution if mapped is parent else None) or mapped.execution` → `and` (the
+    spans' execution error is dropped)."""
+    run_id = _post_trace(client, {"repute.trial": 3, "repute.task_id": "task-7"})
+    run = client.post(f"/v1/runs/{run_id}/finalize").json()
+    assert (run["trial"], run["task_id"]) == (3, "task-7")
+    assert (run["execution_status"], run["failure_stage"], run["failure_reason_code"], run["failure_message"]) == (
+        "execution_error",
+        "agent",
+        "provider_error",
+        "503",
+    )
+
+
+def test_the_callers_execution_object_overrides_the_one_its_spans_show(client: httpx.Client) -> None:
+    """Broken on purpose: `execution if mapped is parent` → `is not parent` (the caller's object is ignored)."""
+    run_id = _post_trace(client, {})
+    execution = {"status": "execution_error", "stage": "setup", "reason": "toolchain_missing", "message": "no go"}
+    run = client.post(f"/v1/runs/{run_id}/finalize", json={"execution": execution}).json()
+    assert (run["failure_stage"], run["failure_reason_code"], run["failure_message"]) == (
+        "setup",
+        "toolchain_missing",
+        "no go",
+    )
+    assert run["trial"] is None  # no repute.trial: none, not 0
+
+
+def test_a_trace_born_run_an_earlier_release_opened_takes_the_names_its_spans_give(
+    client: httpx.Client, embedded_store: Store, tenant: str
+) -> None:
+    """Releases before issue #25 stored an open row for a trace-born run when its first spans came; such a
+    run is finalized from that row, with the names its spans give and the row's for the others.
+    Broken on purpose: the `trial`, `identity` and `task_id` choices of `trace_requests` inverted (`not`,
+    `or` → `and`), and `suite=spec.suite or base.suite` → `and`."""
+    trace_id = uuid.uuid4().bytes
+    opened = RunSpec("agent-before", trace_id.hex(), suite="suite-before", task_id="task-before", trial=1)
+    record = runs.new_record(tenant, replace(opened, kind=RunKind.TRACE), trace_id.hex(), datetime.now(UTC))
+    run_store.insert_runs(embedded_store, [record])
+    run_id = _post_trace(client, {"repute.trial": 3, "repute.task_id": "task-7"}, trace_id)
+
+    run = client.post(f"/v1/runs/{run_id}/finalize").json()
+    fresh = client.post(f"/v1/runs/{_post_trace(client, {})}/finalize").json()
+    assert (run["identity"], run["suite"], run["task_id"], run["trial"]) == (
+        fresh["identity"],
+        "suite-before",
+        "task-7",
+        3,
+    )
+    assert fresh["identity"] != "agent-before"
+
+
+def test_an_otlp_sessions_events_are_numbered_from_zero(client: httpx.Client) -> None:
+    """Broken on purpose: the session's event rows written from position 1 instead of 0."""
+    session_id = f"s-{uuid.uuid4().hex}"
+    records = [
+        {
+            "timeUnixNano": str(T0 + n * 1_000_000_000),
+            "eventName": name,
+            "attributes": [
+                {"key": key, "value": {"stringValue": value}}
+                for key, value in {"session.id": session_id, "tool_name": "Read", "success": "true"}.items()
+            ],
+        }
+        for n, name in enumerate(["claude_code.user_prompt", "claude_code.tool_result", "claude_code.tool_result"])
+    ]
+    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]}
+    assert client.post("/v1/logs", content=orjson.dumps(body), headers=JSON).status_code == 200
+    client.post(f"/v1/runs/{session_id}/finalize").raise_for_status()
+    page = client.get(f"/v1/runs/{session_id}/events").json()
+    assert page["events"] and [event["seq"] for event in page["events"]] == list(range(page["total"]))
+
+
+def test_an_open_runs_event_total_counts_what_was_appended(client: httpx.Client) -> None:
+    """Broken on purpose: `run.event_count if run.finalized else ...` → `if not run.finalized` (an open run's
+    total reads 0, its stored count until the finalize)."""
+    run_id = f"run-{uuid.uuid4().hex}"
+    client.post("/v1/runs", json={"run_id": run_id, "identity": "agent-lifecycle"}).raise_for_status()
+    for batch in ([TOOL_CALL, TOOL_CALL], [TOOL_CALL]):
+        client.post(f"/v1/runs/{run_id}/events", json=batch).raise_for_status()
+    assert client.get(f"/v1/runs/{run_id}/events", params={"limit": 1}).json()["total"] == 3
+    client.post(f"/v1/runs/{run_id}/finalize").raise_for_status()
+    assert client.get(f"/v1/runs/{run_id}/events").json()["total"] == 3
+
+
+def _failure_types(store: Store, tenant: str, run_id: str) -> list[str]:
+    result = store.client.query(
+        "SELECT failure_type FROM run_failures FINAL WHERE tenant = {tenant:String} AND run_id = {run_id:String}"
+        " ORDER BY position",
+        parameters={"tenant": tenant, "run_id": run_id},
+    )
+    return [failure_type for (failure_type,) in result.result_rows]
+
+
+def test_failure_rows_are_written_for_a_quality_verdict_only(
+    client: httpx.Client, embedded_store: Store, tenant: str
+) -> None:
+    """The same looping run, judged on its quality and as an execution error: the alerts and the rebuild
+    read run_failures, which must hold the quality failures of the one and nothing of the other.
+    Broken on purpose: `record.execution_status == EXECUTION_ERROR` → `!=`, or `not ... ==`."""
+    looping = orjson.loads((FIXTURES / "session_loop.json").read_bytes())
+    judged, errored = f"run-{uuid.uuid4().hex}", f"run-{uuid.uuid4().hex}"
+    outage = {"status": "execution_error", "stage": "agent", "reason": "provider_error"}
+    client.post("/v1/sessions", json={**looping, "run_id": judged}).raise_for_status()
+    client.post("/v1/sessions", json={**looping, "run_id": errored, "execution": outage}).raise_for_status()
+
+    primary = client.get(f"/v1/runs/{judged}").json()["primary_failure"]
+    assert primary and _failure_types(embedded_store, tenant, judged)[0] == primary
+    assert _failure_types(embedded_store, tenant, errored) == []
+
+
+def _session_posted(client: httpx.Client) -> str:
+    session_id = f"s-{uuid.uuid4().hex}"
+    attributes = [{"key": "session.id", "value": {"stringValue": session_id}}]
+    record = {"timeUnixNano": str(T0), "eventName": "claude_code.user_prompt", "attributes": attributes}
+    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": [record]}]}]}
+    assert client.post("/v1/logs", content=orjson.dumps(body), headers=JSON).status_code == 200
+    return session_id
+
+
+def test_a_sweep_counts_a_run_it_could_not_finalize_once_and_goes_on_with_the_others(
+    make_client: Callable[[str], httpx.Client], embedded_store: Store
+) -> None:
+    """A tenant whose writes fail unexpectedly (here: its turn raises) is retried next pass; the other
+    tenant's run is finalized in the same pass. Broken on purpose: `sweep.retried += 1` → `+= 2` or `+= 0`."""
+    troubled, healthy = f"t_{uuid.uuid4().hex[:12]}", f"t_{uuid.uuid4().hex[:12]}"
+    stuck, due = _session_posted(make_client(troubled)), _session_posted(make_client(healthy))
+
+    def in_turn(tenant: str, write: Callable[[], runs.Written]) -> runs.Written:
+        if tenant == troubled:
+            raise RuntimeError("the tenant's writer is broken")
+        return write()
+
+    now = datetime.now(UTC)
+    sweep = runs.finalize_each(embedded_store, [(troubled, stuck), (healthy, due)], now, 0.8, in_turn)
+    assert (sweep.finalized, sweep.undiagnosable, sweep.retried) == (1, 0, 1)
+    assert make_client(troubled).get(f"/v1/runs/{stuck}").json()["status"] == "open"
+    assert make_client(healthy).get(f"/v1/runs/{due}").json()["status"] == "finalized"
