@@ -5,7 +5,8 @@
 -- sql/runs_list.sql. A run whose latest version is newer than the oldest candidate has that version among
 -- the candidates, so the shown rows are exact down to the oldest candidate; all of them when fewer than
 -- {candidates} came (nothing is older). A version stored twice counts twice among the candidates and is
--- shown once. service.store.runs.list_runs takes its page from here when it lies in that range.
+-- shown once. The filters are those of sql/runs_list.sql, from the same files (sql/runs_filters/).
+-- service.store.runs.list_runs takes its page from here when it lies in that range.
 -- The latest versions come from FINAL over the candidates' runs alone (a pk lookup; FINAL also keeps the
 -- engine from scanning a projection for them). `newest` is read twice: a version written between the two
 -- reads can push a candidate out of the second, and that run out of this one page.
@@ -18,13 +19,8 @@ WITH
             session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id
         FROM runs
         WHERE tenant = {tenant:String}
-          AND ({identity:String} = '' OR identity = {identity:String})
-          AND ({suite:String} = '' OR suite = {suite:String})
-          AND ({parent:String} = '' OR parent_run_id = {parent:String})
-          AND ({since:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at >= {since:Nullable(DateTime64(3, 'UTC'))})
-          AND ({until:Nullable(DateTime64(3, 'UTC'))} IS NULL OR run_at < {until:Nullable(DateTime64(3, 'UTC'))})
-          AND ({after_at:Nullable(DateTime64(3, 'UTC'))} IS NULL
-               OR (run_at, run_id) < ({after_at:Nullable(DateTime64(3, 'UTC'))}, {after_id:String}))
+          AND {{unchanging}}
+          AND {{window}}
         ORDER BY run_at DESC, run_id DESC
         LIMIT {candidates:UInt32}
     )
@@ -39,10 +35,6 @@ SELECT
         FROM runs FINAL
         PREWHERE tenant = {tenant:String} AND run_id IN (SELECT run_id FROM newest)
     )
-    AND ({readiness:String} = '' OR (readiness = {readiness:String} AND execution_status != 'execution_error'))
-    AND ({execution_status:String} = '' OR execution_status = {execution_status:String})
-    AND ({primary_failure:String} = ''
-         OR (primary_failure = {primary_failure:String} AND execution_status != 'execution_error'))
-    AND ({status:String} = '' OR status = {status:String}) AS shown
+    AND {{verdict}} AS shown
 FROM newest
 ORDER BY run_at DESC, run_id DESC

@@ -2,12 +2,14 @@
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import orjson
 
 from service.diagnosis import Cause, Event
 from service.store.client import Store
+from service.store.migrate import render
 from service.store.queries import load
 from service.store.records import RUN_COLUMNS, RunRecord, run_record, run_row
 from service.store.rows import as_utc, dicts, epoch_ms
@@ -144,6 +146,17 @@ def replace_failures(store: Store, tenant: str, run_ids: Sequence[str], rows: Se
     insert_failures(store, rows)
 
 
+# The runs list's filters (sql/runs_filters/<name>.sql), rendered into both of its queries so that both
+# always pick the same runs.
+RUNS_FILTERS = ("unchanging", "window", "verdict")
+
+
+@cache
+def runs_list_query(name: str) -> str:
+    """sql/<name>.sql (runs_list or runs_list_newest) with the runs list's filters rendered in."""
+    return render(load(name), {part: f"(\n{load(f'runs_filters/{part}').strip()}\n)" for part in RUNS_FILTERS})
+
+
 # How many of the newest versions a page of the runs list reads, per run shown, before it reads them all
 # (sql/runs_list_newest.sql): a run has an open and a finalized version, and filters on what changes
 # between versions (readiness, status ...) leave some out.
@@ -188,14 +201,16 @@ def list_runs(
         page = _page_of_newest(store, parameters, per_run * limit, limit)
         if page is not None:
             return page
-    return [run_record(row) for row in dicts(store.client.query(load("runs_list"), parameters=parameters))]
+    return [run_record(row) for row in dicts(store.client.query(runs_list_query("runs_list"), parameters=parameters))]
 
 
 def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, limit: int) -> list[RunRecord] | None:
     """The page from the newest `candidates` versions (sql/runs_list_newest.sql); None when they are not
     every version there is and do not fill the page. A full page is exact: each run shown is at least as new
     as the oldest candidate, and any run newer than that has its latest version among them."""
-    rows = dicts(store.client.query(load("runs_list_newest"), parameters={**parameters, "candidates": candidates}))
+    rows = dicts(
+        store.client.query(runs_list_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
+    )
     shown = [row for row in rows if row.pop("shown")][:limit]
     if len(rows) == candidates and len(shown) < limit:
         return None
