@@ -91,6 +91,52 @@ def test_a_trace_born_run_an_earlier_release_opened_takes_the_names_its_spans_gi
     assert fresh["identity"] != "agent-before"
 
 
+def test_a_trace_born_runs_times_are_its_spans_cut_to_the_millisecond_in_every_answer(client: httpx.Client) -> None:
+    """Span times are integer nanoseconds and a run's times are milliseconds: the finalize's answer shows
+    what later reads show (the store keeps milliseconds), never a float's sub-millisecond fraction.
+    Broken on purpose: `unix_nano // 1_000_000` → `/` (the answer shows microseconds the reads do not)."""
+    trace_id = uuid.uuid4().bytes
+    root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "solver"}
+    spans = (
+        proto_span(1, trace_id=trace_id, start=T0 + 1_234_567, end=T0 + 9_876_543, attributes=root),
+        proto_span(2, trace_id=trace_id, parent=1, start=T0 + 2_000_001, attributes={"gen_ai.operation.name": "chat"}),
+    )
+    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
+    assert posted.status_code == 200, posted.text
+
+    answered = client.post(f"/v1/runs/{trace_id.hex()}/finalize").json()
+    read = client.get(f"/v1/runs/{trace_id.hex()}").json()
+    assert (answered["started_at"], answered["ended_at"]) == (read["started_at"], read["ended_at"])
+    started, ended = (datetime.fromisoformat(read[name]) for name in ("started_at", "ended_at"))
+    assert (started.microsecond, ended.microsecond) == (1000, 9000)  # T0 is a whole second
+
+
+def _caller_score(store: Store, tenant: str, run_id: str) -> float | None:
+    result = store.client.query(
+        "SELECT caller_score FROM runs FINAL WHERE tenant = {tenant:String} AND run_id = {run_id:String}",
+        parameters={"tenant": tenant, "run_id": run_id},
+    )
+    return result.result_rows[0][0]
+
+
+def test_the_callers_score_is_kept_only_where_it_decided_the_outcome(
+    client: httpx.Client, embedded_store: Store, tenant: str
+) -> None:
+    """A re-diagnosis classifies a run again by the score its caller gave (service.services.rebuild): kept for
+    a quality outcome the caller scored, none for a run the trust score decided or an execution error.
+    Broken on purpose: `from_caller = ... != EXECUTION_ERROR and ...` → `or`."""
+    executions = {
+        "scored": {"score": 0.25},
+        "unscored": None,
+        "errored": {"status": "execution_error", "stage": "agent", "reason": "provider_error", "score": 0.25},
+    }
+    for name, execution in executions.items():
+        body = {"run_id": f"{tenant}-{name}", "identity": "agent-lifecycle", "events": [TOOL_CALL]}
+        client.post("/v1/sessions", json={**body, "execution": execution} if execution else body).raise_for_status()
+    kept = {name: _caller_score(embedded_store, tenant, f"{tenant}-{name}") for name in executions}
+    assert kept == {"scored": 0.25, "unscored": None, "errored": None}
+
+
 def test_an_otlp_sessions_events_are_numbered_from_zero(client: httpx.Client) -> None:
     """Broken on purpose: the session's event rows written from position 1 instead of 0."""
     session_id = f"s-{uuid.uuid4().hex}"
