@@ -3,7 +3,7 @@ keeping the meaning of the events stored before it."""
 
 import math
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 
@@ -74,6 +74,22 @@ def test_a_source_gets_its_daily_cap_across_batches_and_its_own_allowance(store:
     assert (len(next_day.stored), len(next_day.capped)) == (10, 0)  # arrived the next day: its own allowance
     report = reputation_store.identity_reputation(store, tenant, "alice", NOW.date())
     assert report is not None and report["events"] == 100 + 30 + 10
+
+
+def test_a_day_of_arrival_keeps_its_allowance_when_the_next_days_signals_are_written_first(
+    store: Store, tenant: str
+) -> None:
+    """A request that arrived just before midnight can be written after one that arrived just after it (the
+    write pool queues requests; each keeps its arrival): its day's count holds that day's arrivals only.
+    Broken on purpose: the arrival day's window `start + timedelta(days=1)` → `days=2` (the next day's 100
+    count against the day before, and its 10 are capped)."""
+    insert = reputation_store.insert_signals
+    midnight = datetime.combine(NOW.date() + timedelta(days=1), time(), UTC)
+    after = insert(store, tenant, "key-a", [_payment("alice", i) for i in range(100)], midnight + timedelta(seconds=1))
+    before = insert(
+        store, tenant, "key-a", [_payment("alice", i) for i in range(100, 110)], midnight - timedelta(seconds=1)
+    )
+    assert (len(after.capped), len(before.stored), len(before.capped)) == (0, 10, 0)
 
 
 def test_backdated_signals_share_the_cap_of_their_day_of_arrival(store: Store, tenant: str) -> None:

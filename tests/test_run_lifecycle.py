@@ -41,8 +41,9 @@ def _post_trace(client: httpx.Client, root_attributes: dict[str, Any], trace_id:
 
 
 def test_a_trace_born_run_takes_its_trial_and_its_execution_error_from_its_spans(client: httpx.Client) -> None:
-    """Broken on purpose: `(execution if mapped is parent else None) or mapped.execution` → `and` (the
-    spans' execution error is dropped)."""
+    """Its events are numbered from 0, as a posted run's. Broken on purpose: `(execution if mapped is parent
+    else None) or mapped.execution` → `and` (the spans' execution error is dropped); the trace's event rows
+    written from position 1."""
     run_id = _post_trace(client, {"repute.trial": 3, "repute.task_id": "task-7"})
     run = client.post(f"/v1/runs/{run_id}/finalize").json()
     assert (run["trial"], run["task_id"]) == (3, "task-7")
@@ -52,6 +53,8 @@ def test_a_trace_born_run_takes_its_trial_and_its_execution_error_from_its_spans
         "provider_error",
         "503",
     )
+    page = client.get(f"/v1/runs/{run_id}/events").json()
+    assert page["total"] >= 2 and [event["seq"] for event in page["events"]] == list(range(page["total"]))
 
 
 def test_the_callers_execution_object_overrides_the_one_its_spans_show(client: httpx.Client) -> None:
