@@ -176,6 +176,20 @@ def test_a_posted_run_may_name_a_parent_of_its_own_tenant_only(make_client, tena
     assert client.post("/v1/sessions", json=unknown).status_code == 422
 
 
+def test_a_run_opened_for_streaming_may_name_a_parent_of_its_own_tenant_only(make_client, tenant: str) -> None:
+    """POST /v1/runs checks its parent_run_id as a posted run does. Broken on purpose: `require_parents`
+    iterating over nothing (every parent accepted)."""
+    client, other = make_client(tenant), make_client(f"{tenant}-other")
+    parent = {"run_id": f"p-{uuid.uuid4().hex}", "identity": "lead", "events": []}
+    assert client.post("/v1/sessions", json=parent).status_code == 201
+    child = {"run_id": f"c-{uuid.uuid4().hex}", "identity": "helper", "parent_run_id": parent["run_id"]}
+    for refused in (other.post("/v1/runs", json=child), client.post("/v1/runs", json={**child, "parent_run_id": "no"})):
+        assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "parent_run_id", refused.text
+    assert other.get(f"/v1/runs/{child['run_id']}").status_code == 404
+    assert client.post("/v1/runs", json=child).status_code == 201
+    assert [c["run_id"] for c in client.get(f"/v1/runs/{parent['run_id']}").json()["child_runs"]] == [child["run_id"]]
+
+
 def test_repute_runs_tree_lists_each_agents_run_under_its_parent(cli_as, make_client, tenant: str) -> None:
     from typer.testing import CliRunner
 

@@ -94,6 +94,7 @@ def test_sort_and_filter_fleet(store: Store, tenant: str, seeded) -> None:
     by_overall = reputation_store.list_identities(store, tenant, sort="overall", limit=1000)
     scores = [row["overall"] for row in by_overall if row["overall"] is not None]
     assert scores == sorted(scores, reverse=True)
+    assert all(row["computed_at"].tzinfo == UTC for row in by_overall)  # the driver's are naive
     confident = reputation_store.list_identities(store, tenant, min_confidence=0.3, limit=1000)
     assert all(row["confidence"] >= 0.3 for row in confident)
     prefixed = reputation_store.list_identities(store, tenant, prefix="agent-1", limit=1000)

@@ -70,6 +70,24 @@ def test_the_callers_execution_object_overrides_the_one_its_spans_show(client: h
     assert run["trial"] is None  # no repute.trial: none, not 0
 
 
+def test_finalizing_a_multi_agent_trace_answers_the_run_of_the_trace(client: httpx.Client) -> None:
+    """A trace of two agents is two runs (SPEC §3.5), finalized in one batch: the answer is the run asked
+    for, the trace's, never its child's. Broken on purpose: `finalize_batch(...)[0]` → `[-1]`."""
+    trace_id = uuid.uuid4().bytes
+    lead = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"}
+    helper = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"}
+    spans = (
+        proto_span(1, trace_id=trace_id, name="invoke_agent lead", attributes=lead),
+        proto_span(2, trace_id=trace_id, parent=1, name="invoke_agent helper", start=T0 + 1000, attributes=helper),
+    )
+    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
+    assert posted.status_code == 200, posted.text
+    answered = client.post(f"/v1/runs/{trace_id.hex()}/finalize").json()
+    children = client.get(f"/v1/runs/{trace_id.hex()}").json()["child_runs"]
+    assert answered["run_id"] == trace_id.hex() and answered["parent_run_id"] is None
+    assert len(children) == 1 and children[0]["identity"] != answered["identity"]
+
+
 def test_a_trace_born_run_an_earlier_release_opened_takes_the_names_its_spans_give(
     client: httpx.Client, embedded_store: Store, tenant: str
 ) -> None:
