@@ -88,6 +88,34 @@ def test_finalizing_a_multi_agent_trace_answers_the_run_of_the_trace(client: htt
     assert len(children) == 1 and children[0]["identity"] != answered["identity"]
 
 
+def test_a_child_run_id_already_taken_by_another_run_is_left_as_it_is(client: httpx.Client) -> None:
+    """A child run's id is `<trace run id>:<agent>` (SPEC §3.5); a run stored under that id before the trace
+    is finalized keeps its own verdict. Broken on purpose: `... if children else {}` → `if not children`
+    (the taken ids are never looked up, and the child's finalize overwrites the stored run)."""
+    trace_id = uuid.uuid4().bytes
+    taken = {"run_id": f"{trace_id.hex()}:helper", "identity": "agent-first", "events": [TOOL_CALL]}
+    client.post("/v1/sessions", json=taken).raise_for_status()
+    lead = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"}
+    helper = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"}
+    spans = (
+        proto_span(1, trace_id=trace_id, name="invoke_agent lead", attributes=lead),
+        proto_span(2, trace_id=trace_id, parent=1, name="invoke_agent helper", start=T0 + 1000, attributes=helper),
+    )
+    assert client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON).is_success
+    client.post(f"/v1/runs/{trace_id.hex()}/finalize").raise_for_status()
+    stored = client.get(f"/v1/runs/{taken['run_id']}").json()
+    assert (stored["identity"], stored["kind"], stored["parent_run_id"]) == ("agent-first", "run", None)
+
+
+def test_a_batch_of_one_names_its_fields_as_a_single_run_does(client: httpx.Client) -> None:
+    """`sessions[i].` prefixes a field only when a batch holds several runs, for the checks against the
+    store as for those of the body. Broken on purpose: `_prefix`'s `len(sessions) > 1` → `> 0`."""
+    run = {"run_id": f"run-{uuid.uuid4().hex}", "identity": "agent-lifecycle", "events": [TOOL_CALL]}
+    for body, field in (({**run, "profile": "no-such-profile"}, "profile"), ({**run, "identity": ""}, "identity")):
+        refused = client.post("/v1/sessions/batch", json={"sessions": [body]})
+        assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == field, refused.text
+
+
 def test_a_trace_born_run_an_earlier_release_opened_takes_the_names_its_spans_give(
     client: httpx.Client, embedded_store: Store, tenant: str
 ) -> None:
