@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import orjson
 
+from service.errors import FieldError
 from service.services import runs
 from service.services.inputs import RunSpec
 from service.store import runs as run_store
@@ -186,8 +187,11 @@ def test_the_callers_score_is_kept_only_where_it_decided_the_outcome(
     assert kept == {"scored": 0.25, "unscored": None, "errored": None}
 
 
-def test_an_otlp_sessions_events_are_numbered_from_zero(client: httpx.Client) -> None:
-    """Broken on purpose: the session's event rows written from position 1 instead of 0."""
+def test_an_otlp_sessions_events_are_numbered_from_zero_and_its_score_counts_its_records(
+    client: httpx.Client,
+) -> None:
+    """Broken on purpose: the session's event rows written from position 1 instead of 0; its records never
+    added to its score (`for record in []`); its score stored only when there is none (`if not performance`)."""
     session_id = f"s-{uuid.uuid4().hex}"
     records = [
         {
@@ -205,6 +209,25 @@ def test_an_otlp_sessions_events_are_numbered_from_zero(client: httpx.Client) ->
     client.post(f"/v1/runs/{session_id}/finalize").raise_for_status()
     page = client.get(f"/v1/runs/{session_id}/events").json()
     assert page["events"] and [event["seq"] for event in page["events"]] == list(range(page["total"]))
+    performance = client.get(f"/v1/runs/{session_id}").json()["session_performance"]
+    assert performance["stats"]["tools_ok"] == 2
+
+
+def test_a_posted_runs_times_are_its_events_and_it_has_no_session_score(client: httpx.Client) -> None:
+    """Broken on purpose: `request.started_at or started_at` → `and` (a posted run, which has no span times,
+    loses its start); `if performance` → `if not performance` (a posted run gets a session score of null)."""
+    run_id = f"run-{uuid.uuid4().hex}"
+    stamps = ["2026-11-20T10:00:00.250Z", "2026-11-20T10:00:03Z", "2026-11-20T10:00:01Z"]
+    events = [{**TOOL_CALL, "args": {"q": str(n)}, "timestamp": stamp} for n, stamp in enumerate(stamps)]
+    run = client.post("/v1/sessions", json={"run_id": run_id, "identity": "agent-lifecycle", "events": events})
+    assert run.status_code == 201, run.text
+    stored = client.get(f"/v1/runs/{run_id}").json()
+    started, ended = (datetime.fromisoformat(stored[name]) for name in ("started_at", "ended_at"))
+    assert (started, ended) == (
+        datetime(2026, 11, 20, 10, 0, 0, 250_000, UTC),
+        datetime(2026, 11, 20, 10, 0, 3, 0, UTC),
+    )
+    assert stored["session_performance"] is None
 
 
 def test_an_open_runs_event_total_counts_what_was_appended(client: httpx.Client) -> None:
@@ -243,6 +266,19 @@ def test_failure_rows_are_written_for_a_quality_verdict_only(
     primary = client.get(f"/v1/runs/{judged}").json()["primary_failure"]
     assert primary and _failure_types(embedded_store, tenant, judged)[0] == primary
     assert _failure_types(embedded_store, tenant, errored) == []
+
+
+def test_single_runs_written_together_are_each_answered_as_if_alone(embedded_store: Store, tenant: str) -> None:
+    """The write pool groups the single runs of separate requests (`ingest_posted`): one refused against the
+    store (an unknown profile) fails alone. Broken on purpose: `ingest_each`'s `whole` → True (the refusal
+    is raised for the whole group, and the good run is never written)."""
+    run = {"identity": "agent-lifecycle", "events": [TOOL_CALL]}
+    good, refused = f"run-{uuid.uuid4().hex}", f"run-{uuid.uuid4().hex}"
+    bodies = [orjson.dumps({**run, "run_id": good}), orjson.dumps({**run, "run_id": refused, "profile": "nope"})]
+    answers = runs.ingest_posted(embedded_store, tenant, bodies, embedded_store.settings, datetime.now(UTC))
+    assert isinstance(answers[0], runs.Ingested) and answers[0].record.run_id == good and answers[0].created
+    assert isinstance(answers[1], FieldError) and answers[1].field == "profile"
+    assert run_store.get_run(embedded_store, tenant, refused) is None
 
 
 def _session_posted(client: httpx.Client) -> str:
