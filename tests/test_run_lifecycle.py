@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import orjson
 
-from service.errors import FieldError
+from service.errors import Conflict, FieldError
 from service.services import runs
 from service.services.inputs import RunSpec
 from service.store import runs as run_store
@@ -270,15 +270,25 @@ def test_failure_rows_are_written_for_a_quality_verdict_only(
 
 def test_single_runs_written_together_are_each_answered_as_if_alone(embedded_store: Store, tenant: str) -> None:
     """The write pool groups the single runs of separate requests (`ingest_posted`): one refused against the
-    store (an unknown profile) fails alone. Broken on purpose: `ingest_each`'s `whole` → True (the refusal
-    is raised for the whole group, and the good run is never written)."""
+    store (an unknown profile, a run open for streaming) fails alone. Broken on purpose: `ingest_each`'s
+    `whole` → True (the refusal is raised for the whole group); in `_refusals`, the profile loop run over
+    nothing, its `except ClientError` not catching, or its `continue` → `break` (the open run is not seen);
+    in `_ingest`, `continue` → `break` after a refused run (the runs after it are lost)."""
     run = {"identity": "agent-lifecycle", "events": [TOOL_CALL]}
-    good, refused = f"run-{uuid.uuid4().hex}", f"run-{uuid.uuid4().hex}"
-    bodies = [orjson.dumps({**run, "run_id": good}), orjson.dumps({**run, "run_id": refused, "profile": "nope"})]
+    good, refused, streaming, last = (f"run-{uuid.uuid4().hex}" for _ in range(4))
+    runs.open_run(embedded_store, tenant, RunSpec("agent-lifecycle", streaming), datetime.now(UTC))
+    bodies = [
+        orjson.dumps({**run, "run_id": good}),
+        orjson.dumps({**run, "run_id": refused, "profile": "nope"}),
+        orjson.dumps({**run, "run_id": streaming}),  # open: append its events and finalize it instead
+        orjson.dumps({**run, "run_id": last}),
+    ]
     answers = runs.ingest_posted(embedded_store, tenant, bodies, embedded_store.settings, datetime.now(UTC))
-    assert isinstance(answers[0], runs.Ingested) and answers[0].record.run_id == good and answers[0].created
+    assert [type(answer) for answer in answers] == [runs.Ingested, FieldError, Conflict, runs.Ingested]
+    assert [answer.record.run_id for answer in answers if isinstance(answer, runs.Ingested)] == [good, last]
     assert isinstance(answers[1], FieldError) and answers[1].field == "profile"
     assert run_store.get_run(embedded_store, tenant, refused) is None
+    assert run_store.get_run(embedded_store, tenant, streaming).status == "open"
 
 
 def _session_posted(client: httpx.Client) -> str:

@@ -299,11 +299,11 @@ def list_identities(
     store: Store,
     tenant: str,
     *,
+    limit: int,
     sort: str = "overall",
     descending: bool = True,
     min_confidence: float = 0.0,
     prefix: str = "",
-    limit: int = 100,
     offset: int = 0,
     now: datetime | None = None,
 ) -> list[dict[str, Any]]:
