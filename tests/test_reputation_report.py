@@ -41,7 +41,7 @@ def test_reported_scores_are_rounded_from_exact_values(store: Store, tenant: str
     assert report["confidence"] == 0.05
 
     reputation_store.refresh_scores(store)
-    (row,) = fleet(store, tenant, datetime.now(UTC))["identities"]
+    (row,) = fleet(store, tenant, datetime.now(UTC), limit=10)["identities"]
     assert row["categories"]["task_quality"] == 89.0 and row["overall"] == report["overall"]
 
 
