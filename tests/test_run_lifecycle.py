@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import orjson
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 
 from service.errors import Conflict, FieldError
 from service.services import runs
@@ -26,18 +27,33 @@ JSON = {"content-type": "application/json"}
 TOOL_CALL = {"event": "tool_call", "tool": "search", "args": {"q": "x"}}
 
 
+def _post_spans(client: httpx.Client, *spans: SpanProto) -> None:
+    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
+    assert posted.status_code == 200, posted.text
+
+
+def _post_lead_and_helper(client: httpx.Client, trace_id: bytes) -> None:
+    """A trace of two agents: `lead`, and `helper` under it (SPEC §3.5: two runs)."""
+    lead = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"}
+    helper = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"}
+    _post_spans(
+        client,
+        proto_span(1, trace_id=trace_id, name="invoke_agent lead", attributes=lead),
+        proto_span(2, trace_id=trace_id, parent=1, name="invoke_agent helper", start=T0 + 1000, attributes=helper),
+    )
+
+
 def _post_trace(client: httpx.Client, root_attributes: dict[str, Any], trace_id: bytes | None = None) -> str:
     """An agent's trace: its root span (with `root_attributes`) and a tool span that fails with a known
     reason code inside the agent stage. Returns the trace id, the trace-born run's id."""
     trace_id = trace_id or uuid.uuid4().bytes
     root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "solver", "repute.stage": "agent"}
     tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "error.type": "provider_error"}
-    spans = (
+    _post_spans(
+        client,
         proto_span(1, trace_id=trace_id, name="invoke_agent solver", attributes={**root, **root_attributes}),
         proto_span(2, trace_id=trace_id, parent=1, start=T0 + 1000, attributes=tool, error=True, message="503"),
     )
-    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
-    assert posted.status_code == 200, posted.text
     return trace_id.hex()
 
 
@@ -75,14 +91,7 @@ def test_finalizing_a_multi_agent_trace_answers_the_run_of_the_trace(client: htt
     """A trace of two agents is two runs (SPEC §3.5), finalized in one batch: the answer is the run asked
     for, the trace's, never its child's. Broken on purpose: `finalize_batch(...)[0]` → `[-1]`."""
     trace_id = uuid.uuid4().bytes
-    lead = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"}
-    helper = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"}
-    spans = (
-        proto_span(1, trace_id=trace_id, name="invoke_agent lead", attributes=lead),
-        proto_span(2, trace_id=trace_id, parent=1, name="invoke_agent helper", start=T0 + 1000, attributes=helper),
-    )
-    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
-    assert posted.status_code == 200, posted.text
+    _post_lead_and_helper(client, trace_id)
     answered = client.post(f"/v1/runs/{trace_id.hex()}/finalize").json()
     children = client.get(f"/v1/runs/{trace_id.hex()}").json()["child_runs"]
     assert answered["run_id"] == trace_id.hex() and answered["parent_run_id"] is None
@@ -96,13 +105,7 @@ def test_a_child_run_id_already_taken_by_another_run_is_left_as_it_is(client: ht
     trace_id = uuid.uuid4().bytes
     taken = {"run_id": f"{trace_id.hex()}:helper", "identity": "agent-first", "events": [TOOL_CALL]}
     client.post("/v1/sessions", json=taken).raise_for_status()
-    lead = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"}
-    helper = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"}
-    spans = (
-        proto_span(1, trace_id=trace_id, name="invoke_agent lead", attributes=lead),
-        proto_span(2, trace_id=trace_id, parent=1, name="invoke_agent helper", start=T0 + 1000, attributes=helper),
-    )
-    assert client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON).is_success
+    _post_lead_and_helper(client, trace_id)
     client.post(f"/v1/runs/{trace_id.hex()}/finalize").raise_for_status()
     stored = client.get(f"/v1/runs/{taken['run_id']}").json()
     assert (stored["identity"], stored["kind"], stored["parent_run_id"]) == ("agent-first", "run", None)
@@ -147,12 +150,11 @@ def test_a_trace_born_runs_times_are_its_spans_cut_to_the_millisecond_in_every_a
     Broken on purpose: `unix_nano // 1_000_000` → `/` (the answer shows microseconds the reads do not)."""
     trace_id = uuid.uuid4().bytes
     root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "solver"}
-    spans = (
+    _post_spans(
+        client,
         proto_span(1, trace_id=trace_id, start=T0 + 1_234_567, end=T0 + 9_876_543, attributes=root),
         proto_span(2, trace_id=trace_id, parent=1, start=T0 + 2_000_001, attributes={"gen_ai.operation.name": "chat"}),
     )
-    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
-    assert posted.status_code == 200, posted.text
 
     answered = client.post(f"/v1/runs/{trace_id.hex()}/finalize").json()
     read = client.get(f"/v1/runs/{trace_id.hex()}").json()
@@ -192,20 +194,9 @@ def test_an_otlp_sessions_events_are_numbered_from_zero_and_its_score_counts_its
 ) -> None:
     """Broken on purpose: the session's event rows written from position 1 instead of 0; its records never
     added to its score (`for record in []`); its score stored only when there is none (`if not performance`)."""
-    session_id = f"s-{uuid.uuid4().hex}"
-    records = [
-        {
-            "timeUnixNano": str(T0 + n * 1_000_000_000),
-            "eventName": name,
-            "attributes": [
-                {"key": key, "value": {"stringValue": value}}
-                for key, value in {"session.id": session_id, "tool_name": "Read", "success": "true"}.items()
-            ],
-        }
-        for n, name in enumerate(["claude_code.user_prompt", "claude_code.tool_result", "claude_code.tool_result"])
-    ]
-    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]}
-    assert client.post("/v1/logs", content=orjson.dumps(body), headers=JSON).status_code == 200
+    session_id = _session_posted(
+        client, ["claude_code.user_prompt", "claude_code.tool_result", "claude_code.tool_result"]
+    )
     client.post(f"/v1/runs/{session_id}/finalize").raise_for_status()
     page = client.get(f"/v1/runs/{session_id}/events").json()
     assert page["events"] and [event["seq"] for event in page["events"]] == list(range(page["total"]))
@@ -291,11 +282,17 @@ def test_single_runs_written_together_are_each_answered_as_if_alone(embedded_sto
     assert run_store.get_run(embedded_store, tenant, streaming).status == "open"
 
 
-def _session_posted(client: httpx.Client) -> str:
+def _session_posted(client: httpx.Client, names: list[str]) -> str:
+    """A Claude Code session of log records named `names`, a second apart (each a successful Read when it
+    is a tool result), posted to /v1/logs; returns its session id."""
     session_id = f"s-{uuid.uuid4().hex}"
-    attributes = [{"key": "session.id", "value": {"stringValue": session_id}}]
-    record = {"timeUnixNano": str(T0), "eventName": "claude_code.user_prompt", "attributes": attributes}
-    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": [record]}]}]}
+    fields = {"session.id": session_id, "tool_name": "Read", "success": "true"}
+    attributes = [{"key": key, "value": {"stringValue": value}} for key, value in fields.items()]
+    records = [
+        {"timeUnixNano": str(T0 + n * 1_000_000_000), "eventName": name, "attributes": attributes}
+        for n, name in enumerate(names)
+    ]
+    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]}
     assert client.post("/v1/logs", content=orjson.dumps(body), headers=JSON).status_code == 200
     return session_id
 
@@ -306,7 +303,7 @@ def test_a_sweep_counts_a_run_it_could_not_finalize_once_and_goes_on_with_the_ot
     """A tenant whose writes fail unexpectedly (here: its turn raises) is retried next pass; the other
     tenant's run is finalized in the same pass. Broken on purpose: `sweep.retried += 1` → `+= 2` or `+= 0`."""
     troubled, healthy = f"t_{uuid.uuid4().hex[:12]}", f"t_{uuid.uuid4().hex[:12]}"
-    stuck, due = _session_posted(make_client(troubled)), _session_posted(make_client(healthy))
+    stuck, due = (_session_posted(make_client(name), ["claude_code.user_prompt"]) for name in (troubled, healthy))
 
     def in_turn(tenant: str, write: Callable[[], runs.Written]) -> runs.Written:
         if tenant == troubled:
