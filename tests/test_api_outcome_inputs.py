@@ -90,12 +90,10 @@ def test_the_sweeper_closes_a_session_it_cannot_classify_instead_of_retrying_it(
     assert posted.status_code == 200, posted.text
 
     now = datetime.now(UTC)
-    sweep = runs.finalize_each(embedded_store, [(tenant, session_id)], now, 0.8)
-    assert (sweep.finalized, sweep.undiagnosable, sweep.retried) == (0, 1, 0)
+    assert runs.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is False  # closed, not finalized
     closed = client.get(f"/v1/runs/{session_id}").json()
     assert closed["status"] == "finalized" and closed["execution_status"] == "execution_error"
     assert (closed["failure_stage"], closed["failure_reason_code"]) == ("evaluator", "evaluator_error")
     assert "events[0].reason" in closed["failure_message"]
-    again = runs.finalize_each(embedded_store, [(tenant, session_id)], now, 0.8)
-    assert (again.finalized, again.undiagnosable, again.retried) == (1, 0, 0)  # stored as it was: no retry
+    assert runs.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is True  # stored as it was
     assert client.get(f"/v1/runs/{session_id}").json()["finalized_at"] == closed["finalized_at"]

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from service.traces import Span
 from service.traces.agents import agent_segments, child_run_id, map_runs
+from service.traces.index import TraceIndex
 from service.traces.mapping import map_run
-from service.traces.order import in_run_order
 from tests.traces_support import MS, T0, make_span
 
 
@@ -120,7 +120,7 @@ def span_trees(draw: st.DrawFn) -> list[Span]:
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(span_trees(), st.randoms(use_true_random=False))
 def test_every_span_lands_in_exactly_one_run_whatever_the_order(spans: list[Span], shuffler: random.Random) -> None:
-    segments = agent_segments(in_run_order(spans))
+    segments = agent_segments(TraceIndex(spans))
     owned = Counter(span.span_id for segment in segments for span in segment.spans)
     assert owned == Counter(span.span_id for span in spans)  # a partition of the spans
     assert len({segment.identity for segment in segments}) == len(segments)

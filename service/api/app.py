@@ -1,9 +1,7 @@
 """The FastAPI application: routers, auth, problem+json errors, body limit, metrics."""
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
-from functools import partial
 
 from fastapi import FastAPI
 
@@ -11,6 +9,7 @@ from service import __version__
 from service.alerts.notifier import start_background_evaluator
 from service.api import docs, errors, otlp_http
 from service.api.access_log import AccessLogMiddleware
+from service.api.background import settle_timer, start_sweeper
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.openapi import with_documented_errors
@@ -32,12 +31,7 @@ from service.api.routers import (
 )
 from service.api.state import StoreHolder
 from service.api.writes import Writes
-from service.deadlines import Deadlines
-from service.periodic import Periodic
 from service.services.keys import Principal
-from service.services.log_sessions import finalize_idle
-from service.services.runs import InTurn
-from service.services.traces import finalize_due, finalize_if_settled
 from service.settings import Settings, get_settings
 from service.store.client import Store
 
@@ -45,51 +39,6 @@ DESCRIPTION = """Deterministic diagnosis of agent runs and rolling 90-day reputa
 
 Every endpoint but `/healthz` and `/readyz` needs `Authorization: Bearer <key>`. Errors are
 `application/problem+json` and name the offending field."""
-
-
-def in_turn_of(writes: Writes) -> InTurn:
-    """How a background job writes: in the tenant's turn of the write pool, waiting for the answer."""
-    return lambda tenant, write: writes.submit(tenant, write).result()
-
-
-def start_session_sweeper(store: Callable[[], Store], settings: Settings, metrics: Metrics, writes: Writes) -> Periodic:
-    """Finalizes OTLP log sessions idle for `session_idle_minutes`, and trace-born runs that settled
-    (root span in, nothing for `trace_settle_seconds`) or went idle, each in its tenant's turn of the write
-    pool. Its state is the store itself (open runs and their last record or span), so a restart picks up
-    where it left off."""
-    idle = timedelta(minutes=settings.session_idle_minutes)
-    settle = timedelta(seconds=settings.trace_settle_seconds)
-    in_turn = in_turn_of(writes)
-
-    def sweep(now: datetime) -> None:
-        for done in (
-            finalize_idle(store(), now, idle, settings.quality_pass_threshold, in_turn),
-            finalize_due(store(), now, settle, idle, settings.quality_pass_threshold, in_turn),
-        ):
-            metrics.runs_finalized.inc(done.finalized + done.undiagnosable)
-            metrics.sweep_failures.labels("undiagnosable").inc(done.undiagnosable)
-            metrics.sweep_failures.labels("retried").inc(done.retried)
-
-    return Periodic("repute-session-sweeper", sweep, lambda now: settings.session_sweep_seconds).start()
-
-
-def settle_timer(
-    store: Callable[[], Store], settings: Settings, metrics: Metrics, writes: Writes
-) -> Deadlines[tuple[str, str]]:
-    """Finalizes a trace-born run `trace_settle_seconds` after its last span once its root has arrived
-    (SPEC §3.4: within about a second, not at the sweeper's pace). The receiver sets each run's deadline;
-    the sweeper catches up after a restart. Started with the server (an in-process app has none running:
-    its callers finalize)."""
-    settle = timedelta(seconds=settings.trace_settle_seconds)
-
-    def due(key: tuple[str, str], now: datetime) -> datetime | None:
-        tenant, run_id = key
-        check = partial(finalize_if_settled, store(), tenant, run_id, now, settle, settings.quality_pass_threshold)
-        settling = writes.submit(tenant, check).result()
-        metrics.runs_finalized.inc(settling.finalized)
-        return settling.look_again
-
-    return Deadlines("repute-trace-settle", due)
 
 
 def create_app(
@@ -103,7 +52,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_evaluator = start_background_evaluator(holder.get, settings)
-        app.state.session_sweeper = start_session_sweeper(holder.get, settings, app.state.metrics, app.state.writes)
+        app.state.session_sweeper = start_sweeper(holder.get, settings, app.state.metrics, app.state.writes)
         app.state.settle_timer.start()
         try:
             yield

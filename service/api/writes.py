@@ -16,13 +16,15 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
 """
 
 import asyncio
+import logging
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
 Item = TypeVar("Item")
 MAX_GROUP = 200  # jobs of one kind written together at most
@@ -55,8 +57,10 @@ class Writes:
     def __init__(self, workers: int, per_tenant: int) -> None:
         self._workers = workers
         self._per_tenant = per_tenant
-        self._tenants: dict[str, _Tenant] = {}
-        self._turns: deque[str] = deque()  # tenants with queued jobs, in turn order
+        self._tenants: dict[str, _Tenant] = {}  # tenants with jobs queued or running
+        self._turns: deque[str] = deque()  # tenants that may start a job, in turn order
+        self._in_turns: set[str] = set()  # the same, for membership in O(1)
+        self._keyed: set[tuple[str, Hashable]] = set()  # background jobs queued or running, by key
         self._changed = threading.Condition()
         self._threads: list[threading.Thread] = []
         self._stopping = False
@@ -75,28 +79,54 @@ class Writes:
         """`call()` in the pool (from any thread: a background job waits on the future it answers)."""
         return self._enqueue(_Job(tenant, Future(), call=call))
 
+    def submit_once(
+        self, tenant: str, key: Hashable, call: Callable[[], Result], on_done: Callable[["Future[Result]"], None]
+    ) -> bool:
+        """A background job (the sweeper's, the settle timer's): `call()` in the tenant's turn, then
+        `on_done(future)`, unless a job of the tenant under the same `key` is still queued or running (a
+        sweep finding a run due again while its finalize waits submits nothing). Never waits: a tenant's
+        slow job holds up no other tenant's background work. Whether it was submitted."""
+        keyed = (tenant, key)
+        with self._changed:
+            if keyed in self._keyed:
+                return False
+            self._keyed.add(keyed)
+        future = self.submit(tenant, call)
+        future.add_done_callback(lambda _: self._release(keyed))
+        future.add_done_callback(on_done)
+        return True
+
+    def _release(self, keyed: tuple[str, Hashable]) -> None:
+        with self._changed:
+            self._keyed.discard(keyed)
+
     def _enqueue(self, job: _Job) -> Future[Any]:
         with self._changed:
             if not self._threads:
                 self._start()
-            state = self._tenants.setdefault(job.tenant, _Tenant())
-            state.queue.append(job)
-            if job.tenant not in self._turns and state.running < self._share(job.tenant):
-                self._turns.append(job.tenant)  # else its turn comes when one of its jobs ends
+            self._tenants.setdefault(job.tenant, _Tenant()).queue.append(job)
+            self._offer_turn(job.tenant)  # else its turn comes when one of its jobs ends
             self._changed.notify()
         return job.future
+
+    def _offer_turn(self, tenant: str) -> None:
+        """Puts the tenant at the end of the turns when it has a job queued and room in its share."""
+        state = self._tenants.get(tenant)
+        if state and state.queue and tenant not in self._in_turns and state.running < self._share(tenant):
+            self._turns.append(tenant)
+            self._in_turns.add(tenant)
 
     # --- the workers ---------------------------------------------------------------------------------
 
     def _start(self) -> None:
         """The workers, started with the first job (an app served without its lifespan, as the CLI's
         in-process client is, still writes)."""
-        self._threads = [
-            threading.Thread(target=self._work, name=f"repute-write-{number}", daemon=True)
-            for number in range(self._workers)
-        ]
+        self._threads = [self._worker(number) for number in range(self._workers)]
         for thread in self._threads:
             thread.start()
+
+    def _worker(self, number: int) -> threading.Thread:
+        return threading.Thread(target=self._work, name=f"repute-write-{number}", daemon=True)
 
     def stop(self, timeout: float = 10.0) -> None:
         with self._changed:
@@ -106,43 +136,56 @@ class Writes:
             thread.join(timeout)
 
     def _work(self) -> None:
-        while True:
+        """A worker's loop. Should the scheduling itself ever raise, the worker is replaced by a new one
+        (and the error logged), so the pool never loses a thread."""
+        try:
+            while self._serve_one():
+                pass
+        except Exception:
+            log.exception("a write worker failed; replaced")
             with self._changed:
-                while not self._stopping and (taken := self._take()) is None:
-                    self._changed.wait()
-                if self._stopping or taken is None:
-                    return
-            tenant, jobs = taken
-            try:
-                _answer(jobs)
-            finally:
-                with self._changed:
-                    self._finished(tenant)
+                if not self._stopping:
+                    replacement = self._worker(len(self._threads))
+                    self._threads.append(replacement)
+                    replacement.start()
+
+    def _serve_one(self) -> bool:
+        """Waits for a job, runs it and answers it; False once the pool stops."""
+        with self._changed:
+            while not self._stopping and (taken := self._take()) is None:
+                self._changed.wait()
+            if self._stopping or taken is None:
+                return False
+        tenant, jobs = taken
+        try:
+            _answer(jobs)
+        finally:
+            with self._changed:
+                self._finished(tenant)
+        return True
 
     def _take(self) -> tuple[str, list[_Job]] | None:
         """The next job of the first tenant in turn that may start one (with the items of its kind queued
         behind it). None when no tenant may start a job now."""
-        for _ in range(len(self._turns)):
+        while self._turns:
             tenant = self._turns.popleft()
-            state = self._tenants[tenant]
-            if state.running >= self._share(tenant):
-                self._turns.append(tenant)
-                continue
+            self._in_turns.discard(tenant)
+            state = self._tenants.get(tenant)
+            if state is None or not state.queue or state.running >= self._share(tenant):
+                continue  # its turn comes back when it has a job and room for it
             jobs = [state.queue.popleft()]
             if jobs[0].kind is not None:
                 while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is jobs[0].kind:
                     jobs.append(state.queue.popleft())
             state.running += 1
-            if state.queue and state.running < self._share(tenant):
-                self._turns.append(tenant)  # it may start another beside this one
+            self._offer_turn(tenant)  # it may start another beside this one
             return tenant, jobs
         return None
 
     def _share(self, tenant: str) -> int:
         """How many jobs the tenant may run at once: `per_tenant` while it is the only tenant with work,
         one while another has some (so the cores and the interpreter are split between them)."""
-        alone = all(other == tenant for other in self._tenants)
-        return self._per_tenant if alone else 1
+        return self._per_tenant if len(self._tenants) == 1 and tenant in self._tenants else 1
 
     def _finished(self, tenant: str) -> None:
         """The tenant's next job waits its turn behind the tenants that came meanwhile."""
@@ -150,9 +193,9 @@ class Writes:
         state.running -= 1
         if not state.queue and not state.running:
             del self._tenants[tenant]
-        for waiting, other in self._tenants.items():  # this one's, and any whose share grew as it left
-            if other.queue and waiting not in self._turns and other.running < self._share(waiting):
-                self._turns.append(waiting)
+            if len(self._tenants) == 1:  # the one left alone may now run its whole share
+                self._offer_turn(next(iter(self._tenants)))
+        self._offer_turn(tenant)
         self._changed.notify_all()
 
 

@@ -117,9 +117,7 @@ def _storable_time(record: LogRecord) -> bool:
         return False
 
 
-def finalize_idle(
-    store: Store, now: datetime, idle: timedelta, pass_threshold: float, in_turn: runs.InTurn = runs.directly
-) -> runs.Sweep:
-    """Finalizes every open session that has been idle for `idle` (see runs.finalize_each)."""
-    due = session_store.idle_sessions(store, now - idle)
-    return runs.finalize_each(store, due, now, pass_threshold, in_turn)
+def idle(store: Store, now: datetime, idle_for: timedelta) -> list[tuple[str, str]]:
+    """The open sessions (tenant, run id) of every tenant that received nothing for `idle_for`: due for the
+    sweeper's finalize."""
+    return session_store.idle_sessions(store, now - idle_for)

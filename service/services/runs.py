@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
@@ -39,6 +39,7 @@ from service.profiles import TenantProfiles
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.services import profiles as profile_service
 from service.services.inputs import (
+    UNKNOWN_IDENTITY,
     FinalizeRequest,
     RunSpec,
     SessionInput,
@@ -273,18 +274,19 @@ def finalize_batch(
     event_rows: Sequence[Sequence[Any]] = (),
 ) -> list[RunRecord]:
     """Diagnoses and stores runs that are not finalized yet: one INSERT per table for the batch. The runs'
-    raw events (when given), failures and reputation events are independent and written side by side;
-    the run rows only once all of them are stored."""
+    raw events (when given) and failures are written side by side, then their reputation events, then the
+    run rows: a write that fails leaves the runs unfinalized (a retry converges) and, when it fails before
+    the reputation, no reputation of runs that were never stored."""
     now = to_millis(now)
     profiles = profile_service.in_force(store, tenant)
     done = stepping_aside(partial(_finalize_one, now=now, pass_threshold=pass_threshold, profiles=profiles), requests)
     failures = [row for item in done for row in item.failures]
     reputation = [event for item in done for event in item.reputation]
     store.together(
-        partial(reputation_store.insert_events, store, tenant, reputation),
         partial(run_store.insert_events, store, event_rows),
         partial(run_store.insert_failures, store, failures),
     )
+    reputation_store.insert_events(store, tenant, reputation)
     run_store.insert_runs(store, [item.record for item in done])
     return [item.record for item in done]
 
@@ -312,63 +314,43 @@ def finalize_run(
         return finalize_batch(store, tenant, requests, now, pass_threshold, event_rows)[0]
 
 
-@dataclass
-class Sweep:
-    """What one pass of a background finalizer did."""
-
-    finalized: int = 0
-    undiagnosable: int = 0  # finalized as execution errors naming why
-    retried: int = 0  # an unexpected failure: left open for the next pass
-
-
-Written = TypeVar("Written")
-# How a background job runs a write of a tenant's: in the tenant's turn of the API's write pool
-# (service.api.writes), or `directly` where there is none.
-InTurn = Callable[[str, Callable[[], Written]], Written]
-
-
-def directly(tenant: str, write: Callable[[], Written]) -> Written:
-    return write()
+def finalize_or_close(store: Store, tenant: str, run_id: str, now: datetime, pass_threshold: float) -> bool:
+    """A background finalize (the sweeper's): True when the run was finalized. A run that cannot be is
+    closed as an execution error naming why (`finalize_undiagnosable`), and False answered, so it never
+    comes back: a retry would fail the same way. The store being down is raised (the next pass retries)."""
+    try:
+        finalize_run(store, tenant, run_id, None, now, pass_threshold)
+        return True
+    except StoreUnavailable:
+        raise
+    except Exception as error:
+        log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, _fault(error), exc_info=True)
+        finalize_undiagnosable(store, tenant, run_id, error, now, pass_threshold)
+        return False
 
 
-def finalize_each(
-    store: Store, due: Sequence[tuple[str, str]], now: datetime, pass_threshold: float, in_turn: InTurn = directly
-) -> Sweep:
-    """Finalizes each (tenant, run id), each in its tenant's turn. A run that cannot be finalized never
-    holds up the others (of any tenant); only the store being down ends the pass."""
-    sweep = Sweep()
-    for tenant, run_id in due:
-        try:
-            in_turn(tenant, partial(finalize_run, store, tenant, run_id, None, now, pass_threshold))
-            sweep.finalized += 1
-        except StoreUnavailable:
-            raise
-        except ClientError as error:
-            # Its stored evidence cannot be diagnosed, and never will be: close it, saying why.
-            log.warning("run %s of tenant %s cannot be diagnosed: %s", run_id, tenant, error.located())
-            in_turn(tenant, partial(finalize_undiagnosable, store, tenant, run_id, error, now, pass_threshold))
-            sweep.undiagnosable += 1
-        except Exception:
-            log.exception("run %s of tenant %s could not be finalized; retried next pass", run_id, tenant)
-            sweep.retried += 1
-    return sweep
+def _fault(error: Exception) -> str:
+    return error.located() if isinstance(error, ClientError) else f"{type(error).__name__}: {error}"
 
 
 def finalize_undiagnosable(
-    store: Store, tenant: str, run_id: str, error: ClientError, now: datetime, pass_threshold: float
+    store: Store, tenant: str, run_id: str, error: Exception, now: datetime, pass_threshold: float
 ) -> RunRecord:
     """Finalizes a run whose stored evidence cannot be diagnosed as an execution error of the evaluator
-    stage whose message names the fault, so it stops coming back; its raw evidence stays stored."""
+    stage whose message names the fault, so it stops coming back; its raw evidence stays stored. A
+    trace-born run, which has no row before its finalize, gets one under the identity `unknown`."""
     execution = {
         "status": ExecutionStatus.EXECUTION_ERROR,
         "stage": UNDIAGNOSABLE_STAGE,
         "reason": UNDIAGNOSABLE_REASON,
-        "message": f"the stored evidence cannot be diagnosed: {error.located()}"[:MESSAGE_CHARS],
+        "message": f"the stored evidence cannot be diagnosed: {_fault(error)}"[:MESSAGE_CHARS],
     }
     with run_lock(tenant, run_id):
-        run = stored_run(store, tenant, run_id)
-        if run.finalized:
+        run = run_store.get_run(store, tenant, run_id)
+        if run is not None and run.finalized:
             return run
+        if run is None:
+            run = new_record(tenant, RunSpec(UNKNOWN_IDENTITY, run_id, kind=RunKind.TRACE), run_id, to_millis(now))
         return finalize_batch(store, tenant, [FinalizeRequest(run, [], execution)], now, pass_threshold)[0]
 
 

@@ -3,7 +3,7 @@ belongs to is its conversation id (the root span's, else the earliest span's tha
 trace id, read from every span stored when it is needed. So the run id never depends on how an exporter
 batched the spans, and a trace-born run becomes a `runs` row only when it is finalized: explicitly, once
 its root span has arrived and nothing came for `trace_settle_seconds` (`finalize_if_settled`, which the
-server calls at that moment), or when idle (the sweeper, `finalize_due`, which also catches up after a
+server calls at that moment), or when idle (the sweeper, `due`, which also catches up after a
 restart: the state is the store).
 
 Decisions where the spec is silent:
@@ -151,25 +151,19 @@ def finalize_if_settled(
     return Settling(True, None)
 
 
-def finalize_due(
-    store: Store,
-    now: datetime,
-    settle: timedelta,
-    idle: timedelta,
-    pass_threshold: float,
-    in_turn: runs.InTurn = runs.directly,
-) -> runs.Sweep:
-    """Finalizes every trace-born run (of every tenant) that settled or went idle (runs.finalize_each)."""
+def due(store: Store, now: datetime, settle: timedelta, idle: timedelta) -> list[tuple[str, str]]:
+    """The trace-born runs (tenant, run id) of every tenant that settled or went idle and are not finalized:
+    due for the sweeper's finalize."""
     activity: dict[tuple[str, str], tuple[bool, datetime]] = {}
     for trace in trace_store.stored_traces(store):
         rooted, last_seen = activity.get((trace.tenant, trace.run_id), (False, trace.last_seen))
         activity[(trace.tenant, trace.run_id)] = (rooted or trace.rooted, max(last_seen, trace.last_seen))
-    due = [
+    settled = [
         key
         for key, (rooted, last_seen) in sorted(activity.items())
         if (rooted and last_seen < now - settle) or last_seen < now - idle
     ]
-    return runs.finalize_each(store, _not_finalized(store, due), now, pass_threshold, in_turn)
+    return _not_finalized(store, settled)
 
 
 def _not_finalized(store: Store, due: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

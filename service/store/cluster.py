@@ -10,6 +10,9 @@ for the cluster) and keep their names. Why each table is laid out as it is: docs
 Statements are rewritten by kind:
 - CREATE TABLE: the Replicated engine gets its Keeper path and replica; a sharded table is created as
   `<table>_local` with a Distributed `<table>` in front (sharding key below).
+- REPLACE TABLE ... AS SELECT * FROM itself (a change of a key column's type): a sharded table's storage is
+  replaced on every node from its own rows (a Keeper path of its own: the replaced table's is still in use
+  while the statement runs), and its Distributed table made again in front of it, with its new columns.
 - ALTER TABLE of a sharded table: to its storage; a change of columns to the Distributed table too (it
   has the same columns), anything else (settings, indexes) to the storage only.
 - CREATE MATERIALIZED VIEW: it runs on every shard over the shard's own rows, so it reads and writes the
@@ -76,6 +79,7 @@ EVERYWHERE_PATH = "/clickhouse/tables/all/{database}/{table}"
 
 _CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS (\w+) ON CLUSTER (\S+)", re.IGNORECASE)
 _ENGINE = re.compile(r"ENGINE = (Replicated\w*MergeTree)(?:\(([^()]*)\))?")
+_REPLACE_TABLE = re.compile(r"^REPLACE TABLE (\w+) ON CLUSTER (\S+)", re.IGNORECASE)
 _ALTER_TABLE = re.compile(r"^ALTER TABLE (\w+) (ON CLUSTER \S+)", re.IGNORECASE)
 _ALTER_ACTION = re.compile(
     r"\b(ADD|MODIFY|DROP|RENAME|CLEAR|COMMENT|MATERIALIZE)\s+(COLUMN|INDEX|SETTING|TTL|PROJECTION|CONSTRAINT)\b"
@@ -111,8 +115,8 @@ def mutable(table: str, cluster: str | None) -> str:
     return f"{storage(table)} ON CLUSTER {cluster}" if cluster else table
 
 
-def _replicated_engine(statement: str, table: str) -> str:
-    path = SHARD_PATH if table in SHARDING_KEYS else EVERYWHERE_PATH
+def _replicated_engine(statement: str, table: str, path: str | None = None) -> str:
+    path = path or (SHARD_PATH if table in SHARDING_KEYS else EVERYWHERE_PATH)
 
     def with_path(match: re.Match[str]) -> str:
         arguments = ", ".join(part for part in (f"'{path}'", "'{replica}'", match.group(2)) if part)
@@ -139,6 +143,23 @@ def _create_table(statement: str, database: str) -> list[str]:
         f"ENGINE = Distributed({cluster}, '{database}', {local}, {SHARDING_KEYS[table]})"
     )
     return [replicated.replace(f" {table} ON CLUSTER", f" {local} ON CLUSTER", 1), distributed]
+
+
+def _replace_table(statement: str, database: str) -> list[str]:
+    match = _REPLACE_TABLE.match(statement)
+    assert match is not None
+    table, cluster = match.group(1), match.group(2)
+    if table not in SHARDING_KEYS:
+        return [_replicated_engine(statement, table)]
+    local = local_name(table)
+    replaced = _replicated_engine(statement, table, SHARD_PATH + "/{uuid}")
+    replaced = replaced.replace(f" {table} ON CLUSTER", f" {local} ON CLUSTER", 1)
+    replaced = re.sub(rf"\bFROM {table}\s*$", f"FROM {local}", replaced)
+    distributed = (
+        f"CREATE OR REPLACE TABLE {table} ON CLUSTER {cluster} AS {local}\n"
+        f"ENGINE = Distributed({cluster}, '{database}', {local}, {SHARDING_KEYS[table]})"
+    )
+    return [replaced, distributed]
 
 
 def _alter_table(statement: str) -> list[str]:
@@ -198,6 +219,7 @@ def _view(statement: str) -> list[str]:
 
 _RENDERERS: list[tuple[re.Pattern[str], Callable[[str, str], list[str]]]] = [
     (_CREATE_TABLE, _create_table),
+    (_REPLACE_TABLE, _replace_table),
     (_ALTER_TABLE, lambda statement, _: _alter_table(statement)),
     (re.compile(r"^CREATE MATERIALIZED VIEW", re.IGNORECASE), lambda statement, _: _materialized_view(statement)),
     (_VIEW, lambda statement, _: _view(statement)),

@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from service.ids import is_run_id
-from service.traces.mapping import AGENT, TraceRun, agent_identity, role_of, root_agent_identity, segment_run
-from service.traces.order import SpanKey, in_run_order, span_key
+from service.traces.index import TraceIndex
+from service.traces.mapping import TraceRun, segment_run
+from service.traces.roles import AGENT
 from service.traces.spans import Span
 
 CHILD_DIGITS = 32
@@ -30,16 +31,15 @@ class Segment:
     handoffs: list[Span] = field(default_factory=list)
 
 
-def agent_segments(ordered: list[Span]) -> list[Segment]:
-    """The run's segments, the root agent's first, the others by their first span (spans in run order)."""
-    root = root_agent_identity(ordered)
-    owners = _Owners(ordered, root)
+def agent_segments(index: TraceIndex) -> list[Segment]:
+    """The run's segments, the root agent's first, the others by their first span (in run order)."""
+    root = index.root_identity
     segments: dict[str | None, Segment] = {root: Segment(root)}
-    for span in ordered:
-        identity = owners.identity_of(span)
+    for span in index.ordered:
+        identity = index.owner(span)
         segments.setdefault(identity, Segment(identity)).spans.append(span)
-        if role_of(span) == AGENT:
-            handed_by = owners.parent_identity_of(span)
+        if index.role(span) == AGENT:
+            handed_by = index.parent_owner(span)
             if handed_by != identity:
                 segments.setdefault(handed_by, Segment(handed_by)).handoffs.append(span)
     return list(segments.values())
@@ -48,15 +48,13 @@ def agent_segments(ordered: list[Span]) -> list[Segment]:
 def map_runs(run_id: str, spans: Iterable[Span]) -> list[TraceRun]:
     """The runs of a trace-born run's spans (in any order, copies allowed): the root agent's run under
     `run_id`, then a child run for every other agent (SPEC §3.5)."""
-    ordered = in_run_order(spans)
-    segments = agent_segments(ordered)
-    parent, *children = segments
-    return [segment_run(run_id, parent.spans, ordered, parent.handoffs, parent.identity)] + [
-        segment_run(
-            child_run_id(run_id, child.identity or ""), child.spans, ordered, child.handoffs, child.identity, run_id
-        )
-        for child in children
-    ]
+    index = TraceIndex(spans)
+    parent, *children = agent_segments(index)
+    runs = [segment_run(run_id, parent.spans, index, parent.handoffs, parent.identity)]
+    for child in children:
+        child_id = child_run_id(run_id, child.identity or "")
+        runs.append(segment_run(child_id, child.spans, index, child.handoffs, child.identity, run_id))
+    return runs
 
 
 def child_run_id(run_id: str, identity: str) -> str:
@@ -66,39 +64,3 @@ def child_run_id(run_id: str, identity: str) -> str:
     if is_run_id(plain):
         return plain
     return f"{run_id}:{hashlib.sha256(identity.encode()).hexdigest()[:CHILD_DIGITS]}"
-
-
-class _Owners:
-    """Each span's agent identity, memoized: the nearest agent span up the ancestors that arrived."""
-
-    def __init__(self, ordered: Iterable[Span], root: str | None) -> None:
-        self._by_key = {span_key(span): span for span in ordered}
-        self._root = root
-        self._identity: dict[SpanKey, str | None] = {}
-
-    def identity_of(self, span: Span) -> str | None:
-        key = span_key(span)
-        if key not in self._identity:
-            self._identity[key] = self._walk(span)
-        return self._identity[key]
-
-    def parent_identity_of(self, span: Span) -> str | None:
-        parent = self._parent(span)
-        return self._root if parent is None else self.identity_of(parent)
-
-    def _walk(self, span: Span) -> str | None:
-        visited: set[SpanKey] = set()
-        current: Span | None = span
-        while current is not None and (key := span_key(current)) not in visited:
-            if key in self._identity:
-                return self._identity[key]
-            if role_of(current) == AGENT:
-                return agent_identity(current) or self._root
-            visited.add(key)
-            current = self._parent(current)
-        return self._root
-
-    def _parent(self, span: Span) -> Span | None:
-        if span.parent_span_id is None:
-            return None
-        return self._by_key.get((span.trace_id, span.parent_span_id))

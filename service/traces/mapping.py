@@ -23,7 +23,7 @@ span whose arguments are unknown gets `args: {"span": <span id>}`: unknown argum
 """
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import chain
@@ -32,20 +32,18 @@ from typing import Any
 import orjson
 
 from service.diagnosis.events import RunEvent
-from service.diagnosis.values import MAX_TOKENS_PER_EVENT
-
-# A value as text: a non-empty string, or an integer (the logs' reading of session.id).
-from service.otlp.attributes import MAX_VALUE_DEPTH, Attributes, AttributeValue, attribute_text
+from service.otlp.attributes import MAX_VALUE_DEPTH, AttributeValue, attribute_text
 from service.otlp.values import as_int
 from service.traces import semconv
-from service.traces.order import SpanKey, in_run_order, roots_first, span_key, span_order
+from service.traces.index import TraceIndex
+from service.traces.order import span_key, span_order
+from service.traces.roles import AGENT, TOOL, agent_identity, first_text, usage_of
 from service.traces.spans import NANOS_PER_MS, Span
-from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, STAGES, ExecutionStatus
+from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, ExecutionStatus
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CONTAINERS = (dict, list)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,18}")
-TOOL, AGENT, LLM = "tool", "agent", "llm"
 
 
 @dataclass(frozen=True)
@@ -69,40 +67,40 @@ class TraceRun:
 def map_run(run_id: str, spans: Iterable[Span]) -> TraceRun:
     """The run of `spans` (all the spans of one run, in any order, copies allowed) as one agent's: its
     root agent's. (`agents.map_runs` gives each agent of a multi-agent run its own.)"""
-    ordered = in_run_order(spans)
-    return segment_run(run_id, ordered, ordered, [], root_agent_identity(ordered))
+    index = TraceIndex(spans)
+    return segment_run(run_id, index.ordered, index, [], index.root_identity)
 
 
 def segment_run(
     run_id: str,
     own: list[Span],
-    trace: list[Span],
+    index: TraceIndex,
     handoffs: list[Span],
     identity: str | None,
     parent_run_id: str | None = None,
 ) -> TraceRun:
-    """The run of one agent's spans `own` (in run order) among all the spans of its `trace`: its events,
-    with a `state_transition` for each agent span in `handoffs` (work it handed over, SPEC §3.5); its
-    harness context (`repute.*`) from its own spans, else from the trace's; its execution error, whose
-    stage may be on an ancestor of another agent."""
-    counted = counted_usage(own)
+    """The run of one agent's spans `own` (in run order) among all the spans of its trace (`index`): its
+    events, with a `state_transition` for each agent span in `handoffs` (work it handed over, SPEC §3.5);
+    its harness context (`repute.*`) from its own spans, else from the trace's; its execution error, whose
+    stage may be on an ancestor of another agent. Costs O(own + handoffs), the trace's part being indexed."""
     handed_over = {span_key(span) for span in handoffs}
     items = sorted([*own, *handoffs], key=span_order)
-    ranked = [*roots_first(own), *roots_first(trace)]
     return TraceRun(
         run_id=run_id,
         identity=identity,
-        suite=_first_text(_context_values(ranked, semconv.SUITE)),
-        task_id=_first_text(_context_values(ranked, semconv.TASK_ID)),
-        trial=_trial(ranked),
+        suite=index.context(semconv.SUITE, own, attribute_text),
+        task_id=index.context(semconv.TASK_ID, own, attribute_text),
+        trial=index.context(semconv.TRIAL, own, _trial_number),
         events=[
             event
             for span in items
             for event in (
-                _handoff(span) if span_key(span) in handed_over else span_events(span, span_key(span) in counted)
+                _handoff(span)
+                if span_key(span) in handed_over
+                else span_events(span, index.role(span), span_key(span) in index.counted_usage)
             )
         ],
-        execution=_execution_error(own, trace),
+        execution=_execution_error(own, index),
         started_unix_nano=min((span.start_unix_nano for span in own), default=None),
         ended_unix_nano=max((span.end_unix_nano for span in own), default=None),
         parent_run_id=parent_run_id,
@@ -114,106 +112,13 @@ def _handoff(span: Span) -> list[RunEvent]:
     return [{"event": "state_transition", **_common(span), "agent": agent_identity(span)}]
 
 
-# --- roles and identity --------------------------------------------------------------------------------
-
-
-def role_of(span: Span) -> str | None:
-    """tool, agent or llm (SPEC §3.4 "Span roles"), the first that applies; None for any other span."""
-    attributes = span.attributes
-    operation = _text_or_none(attributes.get(semconv.OPERATION_NAME))
-    openinference = attributes.get(semconv.OPENINFERENCE_KIND)
-    traceloop = attributes.get(semconv.TRACELOOP_KIND)
-    for role, (operations, openinference_kind, traceloop_kind) in (
-        (TOOL, semconv.TOOL_ROLE),
-        (AGENT, semconv.AGENT_ROLE),
-        (LLM, semconv.LLM_ROLE),
-    ):
-        if operation in operations or openinference == openinference_kind:
-            return role
-        if traceloop_kind is not None and traceloop == traceloop_kind:
-            return role
-    if semconv.LLM_REQUEST_TYPE in attributes or usage_of(attributes) is not None:
-        return LLM
-    return None
-
-
-def agent_identity(span: Span) -> str | None:
-    """An agent span's identity (SPEC §3.5): gen_ai.agent.id, else gen_ai.agent.name, else its
-    resource's service.name."""
-    return _first_text(
-        (
-            span.attributes.get(semconv.AGENT_ID),
-            span.attributes.get(semconv.AGENT_NAME),
-            span.resource_attributes.get(semconv.SERVICE_NAME),
-        )
-    )
-
-
-def root_agent_identity(ordered: list[Span]) -> str | None:
-    """The run's identity (SPEC §3.5 root agent): gen_ai.agent.id, else gen_ai.agent.name, on the root
-    span, then on the earliest agent span, then the root's resource service.name. The root is the
-    earliest span without a parent, else (its parent never arrived) the earliest span."""
-    if not ordered:
-        return None
-    root = next((span for span in ordered if span.is_root), ordered[0])
-    first_agent = next((span for span in ordered if role_of(span) == AGENT), None)
-    named = [span for span in (root, first_agent) if span is not None]
-    return _first_text(
-        chain(
-            (value for span in named for value in (span.attributes.get(semconv.AGENT_ID),
-                                                   span.attributes.get(semconv.AGENT_NAME))),
-            (root.resource_attributes.get(semconv.SERVICE_NAME),),
-        )
-    )  # fmt: skip
-
-
-# --- token usage -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Usage:
-    input_tokens: int | None
-    output_tokens: int | None
-    total_tokens: int
-
-
-def usage_of(attributes: Attributes) -> Usage | None:
-    """The span's token usage from the first family present (semconv.USAGE_FAMILIES): input + output,
-    else the family's total; None when the span carries none. Unreadable counts are 0."""
-    for input_name, output_name, total_name in semconv.USAGE_FAMILIES:
-        if input_name in attributes or output_name in attributes:
-            input_tokens, output_tokens = _tokens(attributes.get(input_name)), _tokens(attributes.get(output_name))
-            return Usage(input_tokens, output_tokens, input_tokens + output_tokens)
-        if total_name is not None and total_name in attributes:
-            return Usage(None, None, _tokens(attributes[total_name]))
-    return None
-
-
-def _tokens(value: AttributeValue) -> int:
-    count = as_int(value)
-    return count if 0 <= count <= MAX_TOKENS_PER_EVENT else 0
-
-
-def counted_usage(ordered: list[Span]) -> set[SpanKey]:
-    """The spans whose usage counts: those carrying usage with no descendant in the run that does."""
-    carrying = [span for span in ordered if usage_of(span.attributes) is not None]
-    parents = {span_key(span): (span.trace_id, span.parent_span_id) for span in ordered if span.parent_span_id}
-    above: set[SpanKey] = set()  # spans with a usage-carrying descendant
-    for span in carrying:
-        key = parents.get(span_key(span))
-        while key is not None and key not in above:
-            above.add(key)
-            key = parents.get(key)
-    return {span_key(span) for span in carrying} - above
-
-
 # --- events ------------------------------------------------------------------------------------------
 
 
-def span_events(span: Span, usage_counts: bool) -> list[RunEvent]:
-    """The run events of one span: its role's, its counted usage, its error (in that order)."""
+def span_events(span: Span, role: str | None, usage_counts: bool) -> list[RunEvent]:
+    """The run events of one span of `role`: its role's, its counted usage, its error (in that order)."""
     common = _common(span)
-    events = _role_events(span)
+    events = _role_events(span, role)
     if usage_counts:
         events.append(("token_usage", _usage_fields(span)))
     if span.status_error:
@@ -225,10 +130,9 @@ def _common(span: Span) -> dict[str, str]:
     return {"event_id": span.span_id, "span_id": span.span_id, "timestamp": _timestamp(span.start_unix_nano)}
 
 
-def _role_events(span: Span) -> list[tuple[str, dict[str, Any]]]:
-    role = role_of(span)
+def _role_events(span: Span, role: str | None) -> list[tuple[str, dict[str, Any]]]:
     if role == TOOL:
-        tool = _first_text(chain((span.attributes.get(name) for name in semconv.TOOL_NAMES), (span.name,)))
+        tool = first_text(chain((span.attributes.get(name) for name in semconv.TOOL_NAMES), (span.name,)))
         call = {"tool": tool, "args": _tool_arguments(span)}
         call_id = attribute_text(span.attributes.get(semconv.TOOL_CALL_ID))
         if call_id is not None:
@@ -247,8 +151,8 @@ def _usage_fields(span: Span) -> dict[str, Any]:
         "total_tokens": usage.total_tokens,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
-        "model": _first_text((attributes.get(semconv.RESPONSE_MODEL), attributes.get(semconv.REQUEST_MODEL))),
-        "provider": _first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
+        "model": first_text((attributes.get(semconv.RESPONSE_MODEL), attributes.get(semconv.REQUEST_MODEL))),
+        "provider": first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
         "finish_reasons": _finish_reasons(attributes.get(semconv.FINISH_REASONS)),
     }
     return {name: value for name, value in fields.items() if value is not None}
@@ -271,14 +175,14 @@ def _error_fields(span: Span) -> dict[str, Any]:
         (code for code in map(as_int, (span.attributes.get(name) for name in semconv.HTTP_STATUS_CODES)) if code),
         None,
     )
-    error = _first_text(
+    error = first_text(
         (
             span.attributes.get(semconv.ERROR_TYPE),
             exception_attributes.get(semconv.EXCEPTION_TYPE),
             f"http_{status_code}" if status_code is not None else None,
         )
     )
-    message = span.status_message or _first_text((exception_attributes.get(semconv.EXCEPTION_MESSAGE),))
+    message = span.status_message or first_text((exception_attributes.get(semconv.EXCEPTION_MESSAGE),))
     fields: dict[str, Any] = {"error": error or "error"}
     if message:
         fields["message"] = message[:MESSAGE_CHARS]
@@ -324,24 +228,6 @@ def _timestamp(unix_nano: int) -> str:
 # --- run fields -----------------------------------------------------------------------------------------
 
 
-def _trial(ranked: list[Span]) -> int | None:
-    trials = map(_trial_number, _context_values(ranked, semconv.TRIAL))
-    return next((trial for trial in trials if trial is not None), None)
-
-
-def _context_values(spans: list[Span], name: str) -> Iterator[AttributeValue]:
-    """A `repute.*` attribute from the spans, then from their resources."""
-    return chain((span.attributes.get(name) for span in spans), (span.resource_attributes.get(name) for span in spans))
-
-
-def _first_text(values: Iterable[AttributeValue]) -> str | None:
-    return next(filter(None, map(attribute_text, values)), None)
-
-
-def _text_or_none(value: AttributeValue) -> str | None:
-    return value if type(value) is str else None
-
-
 def _trial_number(value: AttributeValue) -> int | None:
     """An integer, or decimal text of one; anything else is absent. (0 is a trial number too.)"""
     if type(value) is int:
@@ -354,15 +240,14 @@ def _trial_number(value: AttributeValue) -> int | None:
 # --- execution errors (SPEC §6) --------------------------------------------------------------------
 
 
-def _execution_error(own: list[Span], trace: list[Span]) -> dict[str, str] | None:
+def _execution_error(own: list[Span], index: TraceIndex) -> dict[str, str] | None:
     """The first ERROR span of `own` whose error.type is a known reason code, inside a stage: the span
     itself or its nearest ancestor in the trace carrying a known `repute.stage`."""
-    by_id = {span_key(span): span for span in trace}
     for span in own:
         reason = span.attributes.get(semconv.ERROR_TYPE)
         if not span.status_error or reason not in KNOWN_REASON_CODES:
             continue
-        stage = _stage_of(span, by_id)
+        stage = index.stage(span)
         if stage is not None:
             message = span.status_message or reason
             return {
@@ -371,17 +256,4 @@ def _execution_error(own: list[Span], trace: list[Span]) -> dict[str, str] | Non
                 "reason": reason,
                 "message": message,
             }
-    return None
-
-
-def _stage_of(span: Span, by_id: dict[SpanKey, Span]) -> str | None:
-    visited: set[str] = set()
-    current: Span | None = span
-    while current is not None and current.span_id not in visited:
-        stage = current.attributes.get(semconv.STAGE)
-        if stage in STAGES:
-            return str(stage)
-        visited.add(current.span_id)
-        parent = current.parent_span_id
-        current = by_id.get((current.trace_id, parent)) if parent is not None else None
     return None

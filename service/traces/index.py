@@ -1,0 +1,145 @@
+"""The spans of one run, indexed once (SPEC §3.4, §3.5): each span's role, parent, owning agent, stage
+and whether its usage counts, each answered in constant time on average, so mapping a run of n spans
+costs O(n) whatever its shape (a chain of 100,000 nested agents, or spans that start before their
+parents).
+
+A walk up the ancestors stops at the first span already answered and records its answer for every span
+it passed, so no span is walked twice. Ancestors are the spans that arrived: a span whose parent never
+arrived (exports lose links across services) has no ancestor beyond it; a cycle of parent ids ends the
+walk where it closes.
+"""
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from service.otlp.attributes import Attributes, AttributeValue
+from service.traces import semconv
+from service.traces.order import SpanKey, in_run_order, roots_first, span_key
+from service.traces.roles import AGENT, agent_identity, agent_name, first_text, role_of, usage_of
+from service.traces.spans import Span
+from service.vocab import STAGES
+
+Answer = TypeVar("Answer")
+_ASK_PARENT = object()  # a span's own answer when its nearest ancestor's decides
+
+
+class TraceIndex:
+    def __init__(self, spans: Iterable[Span]) -> None:
+        self.ordered = in_run_order(spans)
+        self._by_key = {span_key(span): span for span in self.ordered}
+        self._roles = {span_key(span): role_of(span) for span in self.ordered}
+        self._owners: dict[SpanKey, str | None] = {}
+        self._stages: dict[SpanKey, str | None] = {}
+        self._trace_context: dict[tuple[object, str, bool], Any] = {}
+        self.root_identity = self._root_identity()
+        self.counted_usage = self._counted_usage()
+
+    def role(self, span: Span) -> str | None:
+        return self._roles[span_key(span)]
+
+    def parent(self, span: Span) -> Span | None:
+        if span.parent_span_id is None:
+            return None
+        return self._by_key.get((span.trace_id, span.parent_span_id))
+
+    def owner(self, span: Span) -> str | None:
+        """The identity of the agent a span belongs to: the nearest agent span among itself and its
+        ancestors, else the root agent (SPEC §3.5)."""
+        return self._nearest(span, self._owners, self._own_agent, self.root_identity)
+
+    def parent_owner(self, span: Span) -> str | None:
+        """The agent that handed work over to an agent span: its parent's owner, else the root agent."""
+        parent = self.parent(span)
+        return self.root_identity if parent is None else self.owner(parent)
+
+    def stage(self, span: Span) -> str | None:
+        """The `repute.stage` (SPEC §6) of the nearest span among itself and its ancestors carrying a known
+        one, else None."""
+        return self._nearest(span, self._stages, _own_stage, None)
+
+    def context(self, name: str, own: list[Span], read: Callable[[AttributeValue], Answer | None]) -> Answer | None:
+        """A harness attribute (`repute.*`) as `read` reads it: from the attributes of `own` (roots
+        first), else of the trace's spans, else from the resources of `own`, else of the trace's."""
+        ranked = roots_first(own)
+        for found in (
+            lambda: _first(read, name, (span.attributes for span in ranked)),
+            lambda: self._trace_first(read, name, resources=False),
+            lambda: _first(read, name, (span.resource_attributes for span in ranked)),
+            lambda: self._trace_first(read, name, resources=True),
+        ):
+            value = found()
+            if value is not None:
+                return value
+        return None
+
+    def _trace_first(self, read: Callable[[AttributeValue], Answer | None], name: str, resources: bool) -> Any:
+        key = (read, name, resources)
+        if key not in self._trace_context:
+            spans = roots_first(self.ordered)
+            dicts = (span.resource_attributes if resources else span.attributes for span in spans)
+            self._trace_context[key] = _first(read, name, dicts)
+        return self._trace_context[key]
+
+    def _own_agent(self, span: Span) -> object:
+        if self._roles[span_key(span)] != AGENT:
+            return _ASK_PARENT
+        return agent_identity(span) or self.root_identity
+
+    def _nearest(
+        self, span: Span, answers: dict[SpanKey, Answer], own: Callable[[Span], object], default: Answer
+    ) -> Answer:
+        """`own(span)` of the nearest span among `span` and its ancestors whose own answer is not
+        _ASK_PARENT, else `default`; every span walked past is answered too."""
+        passed: list[SpanKey] = []
+        seen: set[SpanKey] = set()
+        answer = default
+        current: Span | None = span
+        while current is not None:
+            key = span_key(current)
+            if key in answers:
+                answer = answers[key]
+                break
+            if key in seen:  # a cycle of parent ids: closed here
+                break
+            found = own(current)
+            passed.append(key)
+            seen.add(key)
+            if found is not _ASK_PARENT:
+                answer = found  # type: ignore[assignment]
+                break
+            current = self.parent(current)
+        for key in passed:
+            answers[key] = answer
+        return answer
+
+    def _root_identity(self) -> str | None:
+        """The root agent's identity (SPEC §3.5): the name of the root span, else of the earliest agent
+        span, else the root's resource service.name. The root is the earliest span without a parent, else
+        (its parent never arrived) the earliest span."""
+        if not self.ordered:
+            return None
+        root = next((span for span in self.ordered if span.is_root), self.ordered[0])
+        first_agent = next((span for span in self.ordered if self.role(span) == AGENT), None)
+        named = (agent_name(span) for span in (root, first_agent) if span is not None)
+        return next(filter(None, named), None) or first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+
+    def _counted_usage(self) -> set[SpanKey]:
+        """The spans whose usage counts: those carrying usage with no descendant in the trace that does
+        (SPEC §3.4: each LLM request counts once, across the whole trace)."""
+        carrying = [span for span in self.ordered if usage_of(span.attributes) is not None]
+        above: set[SpanKey] = set()  # spans with a usage-carrying descendant
+        for span in carrying:
+            parent = self.parent(span)
+            while parent is not None and (key := span_key(parent)) not in above:
+                above.add(key)
+                parent = self.parent(parent)
+        return {span_key(span) for span in carrying} - above
+
+
+def _first(read: Callable[[AttributeValue], Answer | None], name: str, dicts: Iterable[Attributes]) -> Answer | None:
+    return next((value for values in dicts if (value := read(values.get(name))) is not None), None)
+
+
+def _own_stage(span: Span) -> object:
+    stage = span.attributes.get(semconv.STAGE)
+    return str(stage) if stage in STAGES else _ASK_PARENT
