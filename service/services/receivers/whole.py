@@ -99,8 +99,9 @@ def _ingest(
     is raised) and nothing is written."""
     now = to_millis(now)
     with holding(tenant, sorted(set(run_ids))):
-        refused = _refusals(store, tenant, run_ids, runs, prefix)
-        stored = run_store.get_runs(store, tenant, sorted(set(run_ids)))
+        states = run_store.run_states(store, tenant, sorted(set(run_ids)))  # a narrow read: which exist
+        refused = _refusals(store, tenant, run_ids, runs, prefix, states)
+        stored = run_store.get_runs(store, tenant, sorted(states)) if states else {}  # whole, to compare
         first: dict[str, int] = {}
         for index, run_id in enumerate(run_ids):
             if index in refused:
@@ -134,10 +135,15 @@ def _unwritten(
 
 
 def _refusals(
-    store: Store, tenant: str, run_ids: list[str], runs: Sequence[RunMaterial], prefix: Callable[[int], str]
+    store: Store,
+    tenant: str,
+    run_ids: list[str],
+    runs: Sequence[RunMaterial],
+    prefix: Callable[[int], str],
+    states: dict[str, str],
 ) -> dict[int, ClientError]:
     """The runs refused before anything is written, by index: a profile or a parent that names nothing of
-    the tenant's, or a run that is open (being streamed through /v1/runs)."""
+    the tenant's, or a run that is open (being streamed through /v1/runs; `states` are the stored runs')."""
     refused: dict[int, ClientError] = {}
     for index, run in enumerate(runs):
         if run.header.profile:
@@ -146,7 +152,6 @@ def _refusals(
             except ClientError as error:
                 refused[index] = error
     missing = _unknown_parents(store, tenant, [run.header.parent_run_id for run in runs], set(run_ids))
-    states = run_store.run_states(store, tenant, sorted(set(run_ids)))
     for index, (run_id, run) in enumerate(zip(run_ids, runs, strict=True)):
         if index in refused:
             continue
