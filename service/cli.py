@@ -301,7 +301,7 @@ def _offline_profile(choice: str) -> "Profile":
     try:
         given = validated(ProfileFile, document)
         assert isinstance(given, ProfileFile)
-        return profile_of(given.name or path.stem, given.thresholds())
+        return profile_of(given.name or path.stem, given.thresholds(), given.detectors)
     except ClientError as exc:
         fail(f"--profile {choice}: {exc.located()}")
 

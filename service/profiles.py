@@ -6,7 +6,8 @@ The first that applies:
 2. a profile naming the run's identity exactly (several: the first by name);
 3. the profile whose glob matching the identity is the longest (`claude-code*`; ties: the first by name);
 4. a tenant profile naming the run's input kind (`session`, `otlp_logs`, `otlp_traces`; ties: by name);
-5. the input kind's built-in default: `long-session` for OTLP log sessions, `critiqor` for the others.
+5. the input kind's built-in default: `long-session` for OTLP log sessions, `agent` for posted sessions and
+   traces (both run every detector, SPEC §4.2: errors count). `critiqor` judges the runs that ask for it.
 
 A profile's `identities` and `inputs` are separate rules: a profile holding both applies to those identities
 whatever their input, and to every identity of those inputs that no identity rule claims. An entry with
@@ -19,15 +20,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from service.diagnosis import BUILT_IN, CRITIQOR, LONG_SESSION, Profile
+from service.diagnosis import AGENT, BUILT_IN, LONG_SESSION, Profile
 from service.errors import FieldError
 from service.vocab import InputKind
 
 GLOB_CHARACTERS = frozenset("*?[")
 DEFAULT_OF_INPUT: dict[str, Profile] = {
-    InputKind.SESSION: CRITIQOR,
+    InputKind.SESSION: AGENT,
     InputKind.OTLP_LOGS: LONG_SESSION,
-    InputKind.OTLP_TRACES: CRITIQOR,
+    InputKind.OTLP_TRACES: AGENT,
 }
 
 

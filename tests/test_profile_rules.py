@@ -4,12 +4,16 @@ longest matching glob (ties by name), an input kind, the input kind's built-in d
 import pytest
 
 from service.diagnosis import CRITIQOR, LONG_SESSION, Profile
+from service.diagnosis.built_in import EVERY_DETECTOR
 from service.errors import FieldError
 from service.profiles import Placed, Rule, TenantProfiles
 
 
 def _profile(name: str, high: int = 50_000) -> Profile:
-    return Profile(name, tokens_high=high, tokens_critical=2 * high, tokens_per_point=high // 4, duplicates=3)
+    return Profile(
+        name, tokens_high=high, tokens_critical=2 * high, tokens_per_point=high // 4, duplicates=3,
+        detectors=EVERY_DETECTOR,
+    )  # fmt: skip
 
 
 CODING = Placed(_profile("coding"), identities=("claude-code*",))
@@ -27,10 +31,10 @@ TENANT = TenantProfiles([CODING, CODING_ACME, ALSO_LONG, ONE_AGENT, TRACED])
         ("claude-code-acme-7", "otlp_traces", "", "one-agent"),  # 2. the exact name, before any glob or input
         ("claude-code-acme-8", "otlp_traces", "", "also-long"),  # 3. the longest glob; a tie: the first name
         ("claude-code-9", "otlp_traces", "", "coding"),  # 3. the only glob that matches
-        ("Claude-Code-9", "session", "", "critiqor"),  # globs match case-sensitively
+        ("Claude-Code-9", "session", "", "agent"),  # globs match case-sensitively
         ("travel-agent", "otlp_traces", "", "traced"),  # 4. a tenant profile naming the input kind
         ("travel-agent", "otlp_logs", "", "long-session"),  # 5. the input kind's built-in default
-        ("travel-agent", "session", "", "critiqor"),
+        ("travel-agent", "session", "", "agent"),  # errors count (SPEC §4.2): not critiqor
     ],
 )
 def test_the_order_of_resolution(identity: str, input_kind: str, own: str, expected: str) -> None:
@@ -44,9 +48,9 @@ def test_the_rules_are_listed_in_the_order_they_are_tried() -> None:
         Rule("glob", "claude-code-acme*", "coding-acme"),
         Rule("glob", "claude-code*", "coding"),
         Rule("input", "otlp_traces", "traced"),
-        Rule("default", "session", "critiqor"),
+        Rule("default", "session", "agent"),
         Rule("default", "otlp_logs", "long-session"),
-        Rule("default", "otlp_traces", "critiqor"),
+        Rule("default", "otlp_traces", "agent"),
     )
 
 

@@ -95,6 +95,7 @@ def verdict_fields(diagnosis: Diagnosis) -> dict[str, Any]:
         "trust_score": diagnosis.trust_score,
         "readiness": str(diagnosis.readiness_level),
         "primary_failure": diagnosis.primary_failure_type or "",
+        "primary_impact": 0 if diagnosis.primary is None else diagnosis.primary.impact_score,
         "dimension_scores": dict(diagnosis.scores),
         "event_count": diagnosis.event_count,
         "tool_calls": evidence["tool_calls"],

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from service.diagnosis import BUILT_IN, Profile
+from service.diagnosis import BUILT_IN, FAILURE_TYPES, Profile
+from service.diagnosis.built_in import EVERY_DETECTOR
 from service.diagnosis.profiles import THRESHOLDS
 from service.errors import FieldError
 from service.profiles import DEFAULT_OF_INPUT, Placed, TenantProfiles, unknown_profile
@@ -85,26 +86,32 @@ def define(
     tenant: str,
     name: str,
     thresholds: dict[str, int | None],
+    detectors: Sequence[str] | None,
     identities: Sequence[str],
     inputs: Sequence[str],
     now: datetime,
 ) -> dict[str, Any]:
     """Defines (or redefines) a tenant profile and where it applies; for a built-in name, its rules only."""
-    placed = Placed(profile_of(name, thresholds), tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
+    profile = profile_of(name, thresholds, detectors)
+    placed = Placed(profile, tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
     profile_store.set_profile(store, tenant, placed, now)
     current(store, tenant)
     return profile_view(placed)
 
 
-def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
-    """The profile a definition gives: a built-in's own (its thresholds cannot change), else all four."""
+def profile_of(name: str, thresholds: dict[str, int | None], detectors: Sequence[str] | None = None) -> Profile:
+    """The profile a definition gives: a built-in's own (its thresholds and detectors cannot change), else
+    all four thresholds and the detectors named (default: every one)."""
+    chosen = None if detectors is None else detector_set(detectors)
     built_in = BUILT_IN.get(name)
     if built_in is not None:
-        for field in THRESHOLDS:
-            given, fixed = thresholds.get(field), getattr(built_in, field)
+        given_values = {**thresholds, "detectors": chosen}
+        for field in (*THRESHOLDS, "detectors"):
+            given, fixed = given_values.get(field), getattr(built_in, field)
             if given is not None and given != fixed:
+                shown = ", ".join(sorted(fixed)) if field == "detectors" else fixed
                 raise FieldError(
-                    field, f"{name} is built in: its {field} is {fixed}; define a profile of another name instead"
+                    field, f"{name} is built in: its {field} is {shown}; define a profile of another name instead"
                 )
         return built_in
     missing = [field for field in THRESHOLDS if thresholds.get(field) is None]
@@ -113,4 +120,16 @@ def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
     values: dict[str, Any] = {field: thresholds[field] for field in THRESHOLDS}
     if values["tokens_critical"] < values["tokens_high"]:
         raise FieldError("tokens_critical", "tokens_critical must be at least tokens_high")
-    return Profile(name, **values)
+    return Profile(name, **values, detectors=EVERY_DETECTOR if chosen is None else chosen)
+
+
+def detector_set(names: Sequence[str]) -> frozenset[str]:
+    """The detectors a definition names, each a failure type of the registry (SPEC §4.1, §4.2)."""
+    for index, name in enumerate(names):
+        if name not in EVERY_DETECTOR:
+            raise FieldError(
+                f"detectors[{index}]", f"no detector {name!r}: the detectors are {', '.join(FAILURE_TYPES)}"
+            )
+    if not names:
+        raise FieldError("detectors", "name at least one detector (leave detectors out for every one)")
+    return frozenset(names)

@@ -1,7 +1,7 @@
-"""The spans of one run, indexed once (SPEC §3.4, §3.5): each span's role, parent, owning agent, stage
-and whether its usage counts, each answered in constant time on average, so mapping a run of n spans
-costs O(n) whatever its shape (a chain of 100,000 nested agents, or spans that start before their
-parents).
+"""The spans of one run, indexed once (SPEC §3.4, §3.5): each span's role, parent, owning agent, stage,
+whether its usage counts and whether it is an outermost agent span, each answered in constant time on
+average, so mapping a run of n spans costs O(n) whatever its shape (a chain of 100,000 nested agents, or
+spans that start before their parents).
 
 A walk up the ancestors stops at the first span already answered and records its answer for every span
 it passed, so no span is walked twice. Ancestors are the spans that arrived: a span whose parent never
@@ -9,7 +9,9 @@ arrived (exports lose links across services) has no ancestor beyond it; a cycle 
 walk where it closes.
 """
 
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any, TypeVar
 
 from service.otlp.attributes import Attributes, AttributeValue
@@ -31,6 +33,7 @@ class TraceIndex:
         self._owners: dict[SpanKey, str | None] = {}
         self._stages: dict[SpanKey, str | None] = {}
         self._trace_context: dict[tuple[object, str, bool], Any] = {}
+        self._outermost: set[SpanKey] | None = None  # built on the first question: most traces never ask
         self.root_identity = self._root_identity()
         self.counted_usage = self._counted_usage()
 
@@ -51,6 +54,13 @@ class TraceIndex:
         """The agent that handed work over to an agent span: its parent's owner, else the root agent."""
         parent = self.parent(span)
         return self.root_identity if parent is None else self.owner(parent)
+
+    def outermost_agent(self, span: Span) -> bool:
+        """Whether an agent span has no ancestor that is an agent span of its identity (SPEC §3.4
+        "Errors": an agent invoked twice, or nested in another agent, has one per invocation)."""
+        if self._outermost is None:
+            self._outermost = self._outermost_agents()
+        return span_key(span) in self._outermost
 
     def stage(self, span: Span) -> str | None:
         """The `repute.stage` (SPEC §6) of the nearest span among itself and its ancestors carrying a known
@@ -111,6 +121,42 @@ class TraceIndex:
         for key in passed:
             answers[key] = answer
         return answer
+
+    def _outermost_agents(self) -> set[SpanKey]:
+        """The outermost agent spans, in one walk down the trees the spans form, counting the identities
+        of the agent spans open above each span (a walk up from each span would be quadratic in a chain).
+        Spans on a cycle of parent ids are reached from no root: each cycle is entered at its first span
+        in run order, as if its link to its parent were lost."""
+        children: dict[SpanKey, list[Span]] = {}
+        roots = []
+        for span in self.ordered:
+            parent = self.parent(span)
+            if parent is None:
+                roots.append(span)
+            else:
+                children.setdefault(span_key(parent), []).append(span)
+        outermost: set[SpanKey] = set()
+        open_agents: Counter[str | None] = Counter()
+        visited: set[SpanKey] = set()
+        for start in chain(roots, self.ordered):
+            stack: list[tuple[Span, str | None, bool]] = [(start, None, False)]
+            while stack:
+                span, identity, leaving = stack.pop()
+                if leaving:
+                    open_agents[identity] -= 1
+                    continue
+                key = span_key(span)
+                if key in visited:
+                    continue
+                visited.add(key)
+                if self._roles[key] == AGENT:
+                    identity = self.owner(span)
+                    if not open_agents[identity]:
+                        outermost.add(key)
+                    open_agents[identity] += 1
+                    stack.append((span, identity, True))
+                stack.extend((child, None, False) for child in reversed(children.get(key, ())))
+        return outermost
 
     def _root_identity(self) -> str | None:
         """The root agent's identity (SPEC §3.5): the name of the root span, else of the earliest agent

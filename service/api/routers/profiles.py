@@ -22,4 +22,6 @@ def list_profiles(principal: Admin, store: StoreDep) -> Any:
 def set_profile(name: ProfileName, body: ProfileBody, principal: Admin, store: StoreDep, now: Now) -> Any:
     """Runs finalized from now on are judged under it where its rules apply (SPEC §4.1); runs already
     finalized keep their verdict until `POST /v1/reputation/rebuild?rediagnose=true`."""
-    return profiles.define(store, principal.tenant, name, body.thresholds(), body.identities, body.inputs, now)
+    return profiles.define(
+        store, principal.tenant, name, body.thresholds(), body.detectors, body.identities, body.inputs, now
+    )
