@@ -483,7 +483,7 @@ def reputation_show(
         print_json(found)
         return
     if explain:
-        _print_explanation(found)
+        _print_explanation(found, client.url)
         return
     out.print(f"[bold]{identity}[/] as of {found['as_of']} (90 days)")
     out.print(f"overall {_fmt(found['overall'])}  confidence {found['confidence']:.2f}  events {found['events']}")
@@ -496,7 +496,8 @@ def reputation_show(
         highlight=False,
     )
     for failure, count in found["failures"].items():
-        out.print(f"  failure {failure}: {count}" + (" (the most frequent)" if failure == found["top_failure"] else ""))
+        top = " (top failure: the primary failure of most runs)" if failure == found["top_failure"] else ""
+        out.print(f"  failure {failure}: {count}{top}")
 
 
 def _errors_cell(found: dict[str, Any]) -> str:
@@ -535,8 +536,8 @@ def list_fleet(
     wide: WideFlag = False,
 ) -> None:
     """Every identity: its 90-day reputation, and what its runs of those days say (runs, execution errors and
-    their share, unsafe verdicts, the most frequent failure, the last run), worst first. Scores refresh every
-    minute."""
+    their share, unsafe verdicts, the top failure: the primary failure of most runs, the last run), worst
+    first. Scores refresh every minute."""
     params = {"sort": str(sort), "order": "desc" if descending else "asc"}
     with api() as client:
         rows, more = _pages(client, "/v1/identities", "identities", params, Page(limit, cursor, every))
@@ -580,15 +581,20 @@ def reputation_rebuild(
     )
 
 
-def _print_explanation(found: dict[str, Any]) -> None:
+REPUTATION_DOC = "docs/reputation.md"  # in the repository; a server shows it at /ui/reputation.md
+
+
+def _print_explanation(found: dict[str, Any], server: str | None) -> None:
     out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
     for category, line in found["changes"].items():
         out.print(f"  {category}: {line}", highlight=False)
-    columns = ("reference_type", "reference_id", "event_type", "events", "weighted_delta", "points")
+    columns = ("reference_type", "reference_id", "event_type", "primary_failure", "events", "weighted_delta", "points")
     rows = [[*(r[name] for name in columns[:-1]), round(r["points"], 1)] for r in found["top_references"]]
     print_table(out, columns, rows, ids=("reference_id",))
     for capped in found["capped"]:
         out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
+    shown = f" ({server}/ui/reputation.md)" if server else ""
+    out.print(f"How reputation is computed: {REPUTATION_DOC}{shown}", markup=False, highlight=False)
 
 
 @app.command()
@@ -847,7 +853,14 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(metavar="KEY_ID")]) -> Non
     out.print(f"revoked {key_id}", highlight=False)
 
 
-PROFILE_COLUMNS = ("name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "applies_to")
+PROFILE_COLUMNS = (
+    "name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "detectors", "applies_to",
+)  # fmt: skip
+
+
+def _detectors_cell(profile: dict[str, Any]) -> str:
+    """ "all" for a profile that runs every detector, else the ones it runs."""
+    return "all" if len(profile["detectors"]) == len(FailureType) else ", ".join(profile["detectors"])
 
 
 def _applies_to(profile: dict[str, Any]) -> str:
@@ -864,7 +877,10 @@ def profiles_list(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     if as_json:
         print_json(found)
         return
-    rows = [[*(profile[name] for name in PROFILE_COLUMNS[:-1]), _applies_to(profile)] for profile in found]
+    rows = [
+        [*(profile[name] for name in PROFILE_COLUMNS[:-2]), _detectors_cell(profile), _applies_to(profile)]
+        for profile in found
+    ]
     print_table(out, PROFILE_COLUMNS, rows, wide, ids=("name",))
 
 
@@ -879,6 +895,10 @@ def profiles_set(
     duplicates: Annotated[
         int | None, typer.Option("--duplicates", metavar="N", help="cost_explosion from this many duplicates")
     ] = None,
+    detectors: Annotated[
+        list[FailureType] | None,
+        choice(FailureType, "FAILURE", "--detector", help="the detectors it runs, repeat for several; default: all"),
+    ] = None,
     identities: Annotated[
         list[str] | None, typer.Option("--identity", metavar="NAME|GLOB", help="repeat for several")
     ] = None,
@@ -891,6 +911,8 @@ def profiles_set(
                   "tokens_per_point": tokens_per_point, "duplicates": duplicates}  # fmt: skip
     body = {**{key: value for key, value in thresholds.items() if value is not None},
             "identities": identities or [], "inputs": [str(kind) for kind in inputs or []]}  # fmt: skip
+    if detectors:
+        body["detectors"] = [str(detector) for detector in detectors]
     with api(creates=True) as client:
         defined = client.json("PUT", f"/v1/profiles/{name}", json=body)
     if as_json:

@@ -81,6 +81,7 @@ class ChildRun(BaseModel):
     readiness_level: str | None
 
 
+TOP_FAILURE = "the primary failure of most of the agent's runs in the window (ties: larger summed impact, then name)"
 MAX_TOKENS_THRESHOLD = 10**15  # a run of 100,000 events of 10^12 tokens each totals 10^17
 MAX_DUPLICATES = 100_000  # the events of a run
 MAX_DETECTORS = 100  # names, repeats allowed; each must be one of the registry's (service.services.profiles)
@@ -328,7 +329,7 @@ class Reputation(BaseModel):
     execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
     unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
     last_run_at: datetime | None = Field(description="the latest finalized run of the window")
-    top_failure: str | None = Field(description="the failure type detected most often in the window")
+    top_failure: str | None = Field(description=TOP_FAILURE)
 
 
 class ActivityDay(BaseModel):
@@ -352,7 +353,7 @@ class IdentityRow(BaseModel):
     execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
     unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
     last_run_at: datetime | None
-    top_failure: str | None = Field(description="the failure type detected most often in the window")
+    top_failure: str | None = Field(description=TOP_FAILURE)
     last_30_days: list[ActivityDay] = Field(description="the days of the last 30 with finalized runs, oldest first")
     computed_at: datetime
 

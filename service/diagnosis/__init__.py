@@ -7,19 +7,19 @@ Failure types are detectors (`detectors/`), one module each, listed in `ALL_DETE
 `DETECTORS`).
 """
 
+from service.diagnosis.built_in import AGENT, BUILT_IN, CRITIQOR, LONG_SESSION, built_in_profile, recorded_profile
 from service.diagnosis.cause import Cause
 from service.diagnosis.detectors import ALL_DETECTORS, DETECTORS, DIMENSIONS, FAILURE_TYPES, Detector, Finding
 from service.diagnosis.diagnosis import Diagnosis, diagnose
 from service.diagnosis.errors import InputError
 from service.diagnosis.events import KNOWN_TYPES, Event, canonical_type, event_type_of, normalize_events
 from service.diagnosis.parsing import RunInput, parse_run, parse_runs
-from service.diagnosis.built_in import AGENT, BUILT_IN, CRITIQOR, LONG_SESSION, built_in_profile, recorded_profile
 from service.diagnosis.profiles import Profile
 from service.diagnosis.report import text_report
 
 __all__ = [
-    "AGENT", "ALL_DETECTORS", "BUILT_IN", "CRITIQOR", "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "KNOWN_TYPES", "LONG_SESSION", "Cause",
-    "Detector", "Diagnosis", "Event", "Finding", "InputError", "Profile", "RunInput", "built_in_profile",
-    "canonical_type", "diagnose", "event_type_of", "normalize_events", "parse_run", "parse_runs", "recorded_profile",
-    "text_report",
+    "AGENT", "ALL_DETECTORS", "BUILT_IN", "CRITIQOR", "DETECTORS", "DIMENSIONS", "FAILURE_TYPES", "KNOWN_TYPES",
+    "LONG_SESSION", "Cause", "Detector", "Diagnosis", "Event", "Finding", "InputError", "Profile", "RunInput",
+    "built_in_profile", "canonical_type", "diagnose", "event_type_of", "normalize_events", "parse_run", "parse_runs",
+    "recorded_profile", "text_report",
 ]  # fmt: skip

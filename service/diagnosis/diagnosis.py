@@ -15,11 +15,11 @@ from typing import Any
 
 import orjson
 
+from service.diagnosis.built_in import CRITIQOR
 from service.diagnosis.cause import CHAIN_JOINER, Cause
 from service.diagnosis.detectors import ALL_DETECTORS, Detector
 from service.diagnosis.facts import RunFacts, gather
 from service.diagnosis.graph import causal_graph, failure_node_id, node_ids
-from service.diagnosis.built_in import CRITIQOR
 from service.diagnosis.profiles import Profile
 from service.diagnosis.scoring import dimension_scores, primary_cause, readiness_level, trust_score
 from service.diagnosis.summary import (

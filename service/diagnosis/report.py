@@ -1,7 +1,12 @@
 """A diagnosis as plain text for people (`repute diagnose --text`, after the run's outcome line: see
 `service.run_report`, which knows whether the run has a trust verdict at all)."""
 
+from collections.abc import Iterable
+
+from service.diagnosis.detectors import ALL_DETECTORS, CRITICAL
 from service.diagnosis.diagnosis import Diagnosis
+from service.diagnosis.scoring import UNSAFE_BELOW
+from service.vocab import Readiness
 
 
 def text_report(diagnosis: Diagnosis) -> str:
@@ -11,6 +16,8 @@ def text_report(diagnosis: Diagnosis) -> str:
 def verdict_lines(diagnosis: Diagnosis) -> list[str]:
     """The trust verdict: trust and readiness, the primary cause, every cause, the dimension scores."""
     lines = [f"trust {diagnosis.trust_score}/100  {diagnosis.readiness_level}"]
+    causes = ((cause.type, cause.severity) for cause in diagnosis.causes)
+    lines += filter(None, [unsafe_reason(diagnosis.trust_score, diagnosis.readiness_level, causes)])
     primary = diagnosis.primary
     if primary is None:
         lines.append("primary: none (no failure mode detected)")
@@ -28,6 +35,18 @@ def verdict_lines(diagnosis: Diagnosis) -> list[str]:
     return lines
 
 
+def unsafe_reason(trust: int, readiness: str, causes: Iterable[tuple[str, str]]) -> str | None:
+    """Why a run is unsafe although its trust is not low, in one line: its critical cause (SPEC §4: any
+    critical cause makes a run unsafe, whatever its trust). None for any other verdict. `causes` are
+    (failure type, severity) in cause order."""
+    if readiness != Readiness.UNSAFE or trust < UNSAFE_BELOW:
+        return None
+    critical = next((kind for kind, severity in causes if severity == CRITICAL), None)
+    if critical is None:
+        return None
+    return f"unsafe at trust {trust} because {critical} is critical (a critical cause makes a run unsafe at any trust)"
+
+
 def evidence_line(diagnosis: Diagnosis) -> str:
     """What the run's events hold, verdict or not."""
     summary, cost = diagnosis.evidence_summary, diagnosis.cost_analysis
@@ -38,5 +57,7 @@ def evidence_line(diagnosis: Diagnosis) -> str:
 
 
 def profile_line(diagnosis: Diagnosis) -> str:
-    """Which profile judged the run, and its thresholds (SPEC §4.1)."""
-    return diagnosis.profile.describe()
+    """Which profile judged the run, its thresholds and the detectors it leaves out (SPEC §4.1, §4.2)."""
+    profile = diagnosis.profile
+    off = [d.failure_type for d in ALL_DETECTORS if d.failure_type not in profile.detectors]
+    return profile.describe() + (f"; not detected: {', '.join(off)}" if off else "")
