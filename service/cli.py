@@ -588,8 +588,11 @@ def _print_explanation(found: dict[str, Any], server: str | None) -> None:
     out.print(f"[bold]{found['identity']}[/] as of {found['as_of']}: what moved the score over the last 7 days")
     for category, line in found["changes"].items():
         out.print(f"  {category}: {line}", highlight=False)
-    columns = ("reference_type", "reference_id", "event_type", "primary_failure", "events", "weighted_delta", "points")
-    rows = [[*(r[name] for name in columns[:-1]), round(r["points"], 1)] for r in found["top_references"]]
+    columns = ("reference_type", "reference_id", "event_type", "events", "weighted_delta", "points", "primary_failure")
+    rows = [
+        [*(r[name] for name in columns[:5]), round(r["points"], 1), r["primary_failure"]]
+        for r in found["top_references"]
+    ]
     print_table(out, columns, rows, ids=("reference_id",))
     for capped in found["capped"]:
         out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")

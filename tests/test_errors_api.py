@@ -60,8 +60,8 @@ def test_the_adk_tool_error_recording_is_a_crash_that_counts_against_its_agent(c
 
 
 def test_the_helm_recording_keeps_its_verdict_the_agent_got_past_its_404(client: httpx.Client) -> None:
-    """kagent's helm agent got an HTTP 404 from one call and went on: an error, not a crash, and one failed
-    tool output is no pattern. Broken on purpose: fatal on every ERROR span, or MIN_FAILED 1 -> fails."""
+    """kagent's helm agent got an HTTP 404 from a plain HTTP client span under it and went on: an error, not
+    a crash. Broken on purpose: fatal on every ERROR span -> this test fails."""
     run = _post_recording(client, HELM_404)
     assert (run["trust_score"], run["readiness_level"], run["execution_status"]) == (100, "ready_for_runtime", "ok")
     assert run["diagnosis"]["evidence_summary"]["errors"] == 1 and run["diagnosis"]["failure_causes"] == []
@@ -180,7 +180,8 @@ def test_an_agent_that_crashes_half_its_runs_ranks_below_a_clean_one_and_its_cle
     client: httpx.Client, crashing: dict[str, dict[str, Any]]
 ) -> None:
     """Under critiqor each crash read 100 and raised the score (CRASHY would be 100, level with STEADY).
-    Broken on purpose: the trust adjustment dropped (a crash: 100, ready, +1) -> this test fails."""
+    Broken on purpose: `agent` without unrecovered_error (a crash: 100, ready, +1) -> this test fails. (With
+    the trust adjustment dropped the crash still reads unsafe, a critical cause, so its run_trust is -1.)"""
     crashy, steady = crashing[CRASHY], crashing[STEADY]
     assert (crashy["overall"], steady["overall"]) == (50.0, 100.0)  # five +1 and five -1: neutral
     worst_first = client.get("/v1/identities", params={"sort": "overall", "order": "asc"}).json()["identities"]
