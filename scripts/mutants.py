@@ -64,9 +64,11 @@ TARGETS = (
             "tests/test_reputation_store.py"),
            "not equals_recomputation"),
     Target("unrecovered_error", "service/diagnosis/detectors/unrecovered_error.py",
-           ("tests/test_errors_detectors.py", "tests/test_errors_api.py", "tests/test_diagnosis_parity.py")),
+           ("tests/test_errors_detectors.py", "tests/test_registry.py", "tests/test_errors_api.py",
+            "tests/test_diagnosis_parity.py")),
     Target("tool_failures", "service/diagnosis/detectors/tool_failures.py",
-           ("tests/test_errors_detectors.py", "tests/test_errors_api.py", "tests/test_diagnosis_parity.py")),
+           ("tests/test_errors_detectors.py", "tests/test_registry.py", "tests/test_errors_api.py",
+            "tests/test_diagnosis_parity.py")),
 )  # fmt: skip
 
 KEPT_BINARY = "Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Div|Mod_FloorDiv|Pow_Mul|BitOr_BitAnd|BitAnd_BitOr"

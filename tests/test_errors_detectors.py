@@ -61,7 +61,8 @@ def test_a_crash_reads_70_unsafe_under_agent_and_100_ready_under_critiqor() -> N
 
 
 def test_the_evidence_is_the_three_events_before_the_first_fatal_error_then_the_fatal_errors() -> None:
-    """Broken on purpose: EVENTS_BEFORE 2 or 4, or only the first fatal error as evidence -> this test fails."""
+    """Broken on purpose: EVENTS_BEFORE 2 or 4, the events before counted from position 1, or only the first
+    fatal error as evidence -> this test fails."""
     events = [
         *_calls(["ok", "ok"]),
         {"event": "error_event", "error": "E1", "fatal": "TRUE", "event_id": "first"},
@@ -76,6 +77,8 @@ def test_the_evidence_is_the_three_events_before_the_first_fatal_error_then_the_
     assert causes == list(cause.evidence)
     early = [{"event": "error_event", "fatal": True}, *_calls(["ok"])]
     assert diagnose(early, AGENT).causes[0].evidence == ("event_0",)  # nothing before it
+    second = [{"event": "decision"}, {"event": "error_event", "fatal": True}]
+    assert diagnose(second, AGENT).causes[0].evidence == ("event_0", "event_1")  # the one event before it
 
 
 @pytest.mark.parametrize(
