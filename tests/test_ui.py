@@ -503,6 +503,15 @@ def test_the_agent_page_explains_what_moved_the_score(browser: Browser, base_url
     shown = page.locator("ol.references li").evaluate_all("items => items.map(item => item.dataset.reference)")
     assert shown == [reference["reference_id"] for reference in explanation["top_references"]]
     assert shown[0] == "inv-7" and page.locator('ol.references li[data-reference="inv-7"] a').count() == 0
+    loop_reference = page.locator('ol.references li[data-reference="run-explained-loop"] .chip')
+    assert loop_reference.inner_text() == "infinite tool loop"  # each run names its primary failure
+    assert explorer.field("top-failure") == "infinite tool loop (the primary failure of most runs)"
+
+    # how the score is made: docs/reputation.md, served beside the page as plain text
+    assert page.locator('[data-field="reputation-doc"]').get_attribute("href") == "reputation.md"
+    doc = httpx.get(f"{base_url}/ui/reputation.md")
+    assert doc.status_code == 200 and doc.headers["content-type"] == "text/plain; charset=utf-8"
+    assert doc.text == (Path(__file__).resolve().parents[1] / "docs" / "reputation.md").read_text()
     explorer.screenshot("ui-explain.png")
     explorer.follow(page.locator("ol.references a.reference-link", has_text="run-explained-loop"))
     assert page.locator("main h1").inner_text() == "Run run-explained-loop"
