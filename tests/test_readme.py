@@ -6,6 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from service.gate import gate_run
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 README_URL = "http://127.0.0.1:8000"
@@ -45,3 +47,29 @@ def test_the_quick_tour_runs_as_written(base_url: str, make_client, tenant: str)
         "trust 90/100",
     )
     assert all(words in done.stdout for words in shown), done.stdout[-3000:]
+
+
+REPUTATION_DOC = ROOT / "docs" / "reputation.md"
+EXAMPLE_DAY = "2026-11-20"
+
+
+def test_the_reputation_docs_worked_example_is_what_the_service_says(make_client, tenant: str) -> None:
+    """docs/reputation.md works an example from examples/ by hand; the service must give its figures.
+    Broken on purpose: run_trust of a review run at (trust - 80) / 20 (+0.45: agent-atlas 86.25) -> fails."""
+    doc = " ".join(REPUTATION_DOC.read_text().split())  # its lines unwrapped
+    assert "docs/reputation.md" in README.read_text()
+    client = make_client(tenant)
+    for sample in ("session_clean.json", "session_loop.json", "session_multi.json", "session_infra_error.json"):
+        assert client.post("/v1/sessions", content=(ROOT / "examples" / sample).read_bytes()).status_code == 201
+    atlas = client.get("/v1/identities/agent-atlas/reputation", params={"as_of": EXAMPLE_DAY}).json()
+    assert (atlas["overall"], atlas["categories"]["task_quality"], atlas["confidence"]) == (75.0, 75.0, 0.02)
+    assert (atlas["runs"], atlas["execution_errors"]) == (3, 1)
+    assert "**75.0**" in doc and "**0.02**" in doc and "3 runs, 1 execution error" in doc
+    assert sorted(atlas["failures"]) == ["context_pollution", "ignoring_tool_outputs", "memory_degradation",
+                                         "skill_failure"]  # fmt: skip
+    borealis = client.get("/v1/identities/agent-borealis/reputation", params={"as_of": EXAMPLE_DAY}).json()
+    assert borealis["overall"] == 0.0 and "reputation of **0.0**" in doc
+    loop = client.get("/v1/runs/run-loop-002").json()
+    assert (loop["trust_score"], loop["readiness_level"]) == (90, "unsafe_for_production")
+    why = "unsafe at trust 90 because infinite_tool_loop is critical"
+    assert why in doc and why in gate_run(loop, 80, allow_review=False).message
