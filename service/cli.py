@@ -862,7 +862,7 @@ PROFILE_COLUMNS = (
 
 
 def _detectors_cell(profile: dict[str, Any]) -> str:
-    """ "all" for a profile that runs every detector, else the ones it runs."""
+    """The detectors a profile runs: all of them, or their names."""
     return "all" if len(profile["detectors"]) == len(FailureType) else ", ".join(profile["detectors"])
 
 

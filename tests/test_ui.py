@@ -395,9 +395,9 @@ def test_only_a_session_has_a_performance_card(explorer: Explorer, seeded: Tenan
 
 
 def test_the_run_page_names_the_profile_that_judged_it(explorer: Explorer, seeded: Tenant) -> None:
-    """A posted run under critiqor (which its diagnosis does not record) and an OTLP session under
-    long-session: one line each, the profile and its thresholds as the API gives them."""
-    for run_id, name in (("run-multi-003", "critiqor"), (OTLP_SESSION, "long-session")):
+    """A posted run under agent (the default of posted runs since SPEC §4.2; before, critiqor) and an OTLP
+    session under long-session: one line each, the profile and its thresholds as the API gives them."""
+    for run_id, name in (("run-multi-003", "agent"), (OTLP_SESSION, "long-session")):
         profile = seeded.api.get(f"/v1/runs/{run_id}").json()["profile"]
         assert profile["name"] == name
         explorer.open(f"#/runs/{run_id}")

@@ -1,10 +1,11 @@
 """`diagnose(events, profile) -> Diagnosis`: pure and deterministic (SPEC §4, §4.1).
 
 The diagnosis records the profile that judged it (`profile: {name, tokens_high, tokens_critical,
-tokens_per_point, duplicates, detectors}`) and its hash covers it, so the same events under the same profile give the
-same bytes and another profile gives other bytes. The one exception is `critiqor`, the default: it is
-never recorded (a diagnosis without `profile` was judged under `critiqor`), so a diagnosis under it is
-byte for byte what it was before profiles existed, and Critiqor's, and every stored hash still matches.
+tokens_per_point, duplicates, detectors}`) and its hash covers it, so the same events under the same profile
+give the same bytes and another profile gives other bytes. The one exception is `critiqor`, the engine's
+default (the service's is `agent`, SPEC §4.2): it is never recorded (a diagnosis without `profile` was
+judged under `critiqor`), so a diagnosis under it is byte for byte what it was before profiles existed, and
+Critiqor's, and every stored hash still matches.
 """
 
 import hashlib
