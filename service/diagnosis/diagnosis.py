@@ -11,7 +11,7 @@ Critiqor's, and every stored hash still matches.
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import orjson
@@ -144,8 +144,7 @@ def diagnose(events: Sequence[Any], profile: Profile = CRITIQOR) -> Diagnosis:
     event_id that is not a string, a token count out of range. Timestamps are not read here
     (`normalize_events` checks them)."""
     run = gather(events)
-    # Only the failure nodes the profile can make are taken: under critiqor, Critiqor's own (its bytes).
-    ids = node_ids(run.event_ids, frozenset(map(failure_node_id, profile.detectors)))
+    ids = node_ids(run.event_ids, _failure_node_ids(profile.detectors))
     found: list[Cause] = []
     for detector in ALL_DETECTORS:
         if detector.failure_type in profile.detectors:
@@ -166,6 +165,13 @@ def diagnose(events: Sequence[Any], profile: Profile = CRITIQOR) -> Diagnosis:
         _types=run.types,
         _labels=run.labels,
     )
+
+
+@cache
+def _failure_node_ids(detectors: frozenset[str]) -> frozenset[str]:
+    """The node ids a profile's failure nodes may take: under critiqor, Critiqor's own (its bytes: an event
+    may be called `failure_tool_failures` there)."""
+    return frozenset(map(failure_node_id, detectors))
 
 
 def _causes(detector: Detector, run: RunFacts, ids: list[str], profile: Profile) -> list[Cause]:

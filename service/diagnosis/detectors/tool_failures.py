@@ -16,6 +16,7 @@ from service.diagnosis.profiles import Profile
 from service.diagnosis.values import is_false, lowered
 
 ERROR_STATUS = "error"
+OK_STATUS = "ok"
 MIN_FAILED = 2
 EVIDENCE_LIMIT = 12
 BASE_IMPACT, IMPACT_PER_FAILURE, MAX_IMPACT = 10, 5, 25
@@ -35,7 +36,10 @@ def detect(run: RunFacts, profile: Profile) -> list[Finding]:
 
 
 def _failed(event: Mapping[str, Any]) -> bool:
-    return lowered(event.get("status")) == ERROR_STATUS or is_false(event.get("success"))
+    status, success = event.get("status"), event.get("success")
+    if success is None and (status is None or status == OK_STATUS):  # the common cases, decided without a call
+        return False
+    return lowered(status) == ERROR_STATUS or is_false(success)
 
 
 DETECTOR = Detector(
