@@ -925,4 +925,10 @@ def profiles_rules(
 
 
 def main() -> None:
-    app()
+    from service.settings import InvalidSetting
+
+    try:
+        app()
+    except InvalidSetting as exc:  # read by whichever command needs the settings, before it does anything
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(USAGE) from None
