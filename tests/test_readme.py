@@ -22,9 +22,31 @@ def quick_tour() -> str:
 def test_the_readme_is_short_and_its_tour_uses_the_samples_in_the_clone() -> None:
     assert len(README.read_text().splitlines()) < MOST_LINES
     tour = quick_tour()
-    assert README_URL in tour and README_KEY in tour and "../shared" not in tour
+    assert README_URL in tour and README_KEY in tour
     for sample in re.findall(r"examples/[\w./-]+", tour):
         assert (ROOT / sample).exists(), sample
+
+
+OUTSIDE = "../" + "shared"  # the team's directory beside the checkout, which a user's clone has not
+READ_BY_USERS_AND_TESTS = ("README.md", "CONTRIBUTING.md", "Makefile", "docs/*.md", "bench/README.md", "tests/**/*.py")
+
+
+def test_no_doc_or_test_points_outside_the_repository() -> None:
+    """A clone stands alone (issue #41). Fails if a test reads, or a doc sends its reader to, the
+    directory beside the checkout."""
+    texts = [path for pattern in READ_BY_USERS_AND_TESTS for path in ROOT.glob(pattern)]
+    assert len(texts) > 100
+    assert [str(path.relative_to(ROOT)) for path in texts if OUTSIDE in path.read_text()] == []
+
+
+def test_every_test_data_file_says_where_it_came_from() -> None:
+    """Fails if a file is added to tests/data/ without its line in tests/data/README.md."""
+    data = ROOT / "tests" / "data"
+    provenance = (data / "README.md").read_text()
+    files = [path.name for path in data.iterdir() if path.is_file() and path.name != "README.md"]
+    assert len(files) == 8
+    assert [name for name in files if f"`{name}`" not in provenance and ".expected.yaml" not in name] == []
+    assert "`otlp_claude_code.<session>.expected.yaml`" in provenance
 
 
 def test_the_quick_tour_runs_as_written(base_url: str, make_client, tenant: str) -> None:
