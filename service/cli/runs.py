@@ -149,16 +149,20 @@ def record(
         float | None,
         typer.Option(metavar="SECONDS", min=0.001, help="stop the process after this long (an execution error)"),
     ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", help="do not pass the agent's output through (it is recorded all the same)")
+    ] = False,
 ) -> None:
-    """Run an agent and record what it prints as a run: each JSON line is one of its events, any other line
-    a process_output event; a non-zero exit or a timeout is an execution error. The run is stored and
-    diagnosed (by the server, else in the local store), and the exit code is the gate's: 0 pass, 1 fail."""
+    """Run an agent and record what it prints as a run, passing its output through as it comes (--quiet:
+    not): each JSON line is one of its events, any other line a process_output event; a non-zero exit or a
+    timeout is an execution error. The run is stored and diagnosed (by the server, else in the local
+    store), and the exit code is the gate's: 0 pass, 1 fail."""
     from service.client.record import CannotStart, default_identity, record_process, run_body
     from service.gate import gate_run
 
     with api(creates=True) as client:
         try:
-            recording = record_process(command, timeout)
+            recording = record_process(command, timeout, echo=not quiet)
         except CannotStart as exc:
             fail(str(exc))
         body = run_body(recording, identity or default_identity(command), suite)
