@@ -62,9 +62,20 @@ class _DefaultCommandGroup(_Group):
     with `show`). `--help` alone is the group's."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+        if self.goes_to_the_first(ctx, args):
             args = [next(iter(self.commands)), *args]
         return super().parse_args(ctx, args)
+
+    def goes_to_the_first(self, ctx: Any, args: list[str]) -> bool:
+        return bool(args) and args[0] not in self.commands and args[0] not in ctx.help_option_names
+
+
+class _ListingGroup(_DefaultCommandGroup):
+    """A listing with commands beside it: `repute runs` and `repute runs --help` are `repute runs list`'s,
+    whose help names the others (`repute runs show ID`)."""
+
+    def goes_to_the_first(self, ctx: Any, args: list[str]) -> bool:
+        return not args or args[0] not in self.commands
 
 
 class _Typer(typer.Typer):
@@ -88,6 +99,8 @@ reputation_app = _Typer(
     help="An identity's reputation (`repute reputation ID` is short for `show ID`); `rebuild` (admin).",
 )
 app.add_typer(reputation_app, name="reputation")
+runs_app = _Typer(cls=_ListingGroup, help="List runs (`repute runs`), or show one: `repute runs show ID`.")
+app.add_typer(runs_app, name="runs")
 profiles_app = _Typer(cls=_Group, no_args_is_help=True, help="Diagnosis profiles and where they apply (admin).")
 app.add_typer(profiles_app, name="profiles")
 out = Console(soft_wrap=True)

@@ -47,7 +47,7 @@ def diagnose(
         fail(f"{file}: {exc.located()}")
     except OutcomeInputError as exc:
         fail(f"{file}: {exc.field}: {exc}")
-    sys.stdout.write(run_text_report(result, outcome) if text else result.canonical_json().decode() + "\n")
+    sys.stdout.write(run_text_report(result.to_dict(), outcome) if text else result.canonical_json().decode() + "\n")
 
 
 def _offline_profile(choice: str) -> "Profile":

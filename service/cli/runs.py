@@ -25,8 +25,10 @@ from service.cli.base import (
     not_found,
     out,
     pages,
+    runs_app,
 )
 from service.diagnosis.failure_types import FailureType
+from service.run_report import TREE_BRANCH
 from service.terminal import print_json, print_table
 from service.vocab import ExecutionStatus, Readiness, RunStatus
 
@@ -56,7 +58,6 @@ def ingest(
 
 
 RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
-TREE_BRANCH = "└ "  # a child run's id, under its parent's (repute runs --tree)
 
 
 def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -72,7 +73,7 @@ def _outcome(run: dict[str, Any]) -> str:
     return f"execution error ({where})" if where else "execution error"
 
 
-@app.command("runs")
+@runs_app.command("list")
 def list_runs(
     identity: Annotated[str | None, typer.Option(metavar="IDENTITY")] = None,
     suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
@@ -89,7 +90,7 @@ def list_runs(
 ) -> None:
     """List runs, newest first, a page at a time (the next page: --cursor, as the hint says; --all: every
     run). An execution error has no trust: it shows its stage and reason instead. With --tree, the runs of
-    a multi-agent run's other agents are listed under it."""
+    a multi-agent run's other agents are listed under it. One run's whole diagnosis: `repute runs show ID`."""
     filters = {
         "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
         "primary_failure": primary_failure, "status": status,
@@ -105,6 +106,23 @@ def list_runs(
         cells = [cells for row in rows for cells in _tree_cells(row)]
         print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
     more_hint(more, limit, "runs")
+
+
+@runs_app.command("show")
+def show_run(run_id: Annotated[str, typer.Argument(metavar="RUN_ID")], as_json: JsonFlag = False) -> None:
+    """One stored run: whose it is, its execution outcome, its trust and why, the primary failure with its
+    causal chain, every cause with its evidence and remediation, and its agents (a multi-agent run's child
+    runs with their verdicts). Exit 1 when there is no such run."""
+    from service.run_report import stored_run_report
+
+    with api() as client:
+        run = client.json("GET", f"/v1/runs/{run_id}")
+    if run is None:
+        not_found(f"no run {run_id!r}")
+    if as_json:
+        print_json(run)
+    else:
+        out.print(stored_run_report(run), end="", markup=False, highlight=False)
 
 
 def _with_children(client: "ApiClient", row: dict[str, Any]) -> dict[str, Any]:
