@@ -196,7 +196,7 @@ def test_a_conflicting_file_fails_alone(cli_as, tenant: str, tmp_path: Path) -> 
     (files / "c.json").write_bytes(orjson.dumps({**multi, "run_id": "run-new"}))
     again = _invoke("ingest", str(files))
     assert again.exit_code == 2
-    assert "1 runs stored, 1 already present, 1 files failed" in again.stdout
+    assert "1 run stored, 1 already present, 1 file failed" in again.stderr
     assert "b.json" in again.stderr and "409" in again.stderr
 
 

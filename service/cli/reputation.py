@@ -73,6 +73,10 @@ FLEET_COLUMNS = (
 )  # fmt: skip
 
 
+# What a narrow terminal leaves out first, to keep the identities whole (`--wide` shows every column).
+FLEET_DROPPED_FIRST = ("trend_7d", "unsafe_runs", "last_run", "confidence", "top_failure")
+
+
 def _fleet_cells(row: dict[str, Any]) -> tuple[Any, ...]:
     return (
         row["identity"], fmt(row["overall"]), f"{row['confidence']:.0%}", fmt(row["trend_7d"]), row["runs"],
@@ -101,7 +105,8 @@ def list_fleet(
     if as_json:
         print_json(rows)
     else:
-        print_table(out, FLEET_COLUMNS, [_fleet_cells(row) for row in rows], wide, ids=("identity",))
+        cells = [_fleet_cells(row) for row in rows]
+        print_table(out, FLEET_COLUMNS, cells, wide, ids=("identity",), drop=FLEET_DROPPED_FIRST)
     more_hint(more, limit, "identities")
 
 
@@ -144,7 +149,7 @@ def _print_explanation(found: dict[str, Any]) -> None:
         out.print(f"  {category}: {line}", highlight=False)
     columns = ("reference_type", "reference_id", "event_type", "events", "weighted_delta", "points")
     rows = [[*(r[name] for name in columns[:-1]), round(r["points"], 1)] for r in found["top_references"]]
-    print_table(out, columns, rows, ids=("reference_id",))
+    print_table(out, columns, rows, ids=("reference_id",), drop=("weighted_delta", "events", "reference_type"))
     for capped in found["capped"]:
         out.print(f"  {capped['events']} events from source {capped['source']} over the daily cap: not counted")
 

@@ -45,31 +45,47 @@ def ingest(
         str | None, typer.Option(metavar="IDENTITY", help="identity for session files that name none")
     ] = None,
     batch_size: Annotated[int, typer.Option(metavar="N", min=1, max=5000, help="runs per request")] = 200,
+    quiet: Annotated[bool, typer.Option("--quiet", help="the counts only, not each run")] = False,
+    wide: WideFlag = False,
 ) -> None:
-    """Store, finalize and diagnose runs from files; a bad file is reported, the others are stored, and the
-    exit code is 2 when any file failed."""
+    """Store, finalize and diagnose runs from files, and list each run with its verdict (a table, TSV when
+    piped; the counts follow on stderr); a bad file is reported, the others are stored, and the exit code
+    is 2 when any file failed."""
     from service.client.ingest import ingest_paths
 
     with api(creates=True) as client:
         summary = ingest_paths(client, paths, identity, batch_size, err)
-    out.print(summary.line(), highlight=False)
+    if quiet:
+        out.print(summary.line(), highlight=False)
+    else:
+        rows = [(*cells, _stored(run)) for run in summary.runs for cells in _tree_cells(run)]
+        print_table(out, INGEST_COLUMNS, rows, wide, ids=("run_id", "identity"), drop=RUNS_DROPPED_FIRST)
+        err.print(summary.line(), highlight=False)
     if summary.failed:
         raise typer.Exit(USAGE)
 
 
+def _stored(run: dict[str, Any]) -> str:
+    return "new" if run["created"] else "already present"
+
+
 RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
+INGEST_COLUMNS = (*RUN_COLUMNS, "stored")
+# What a narrow terminal leaves out first, to keep the ids whole (`--wide` shows every column).
+RUNS_DROPPED_FIRST = ("tool_calls", "stored", "primary_failure", "readiness")
 
 
 def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
-    verdict = (run["trust_score"], run["readiness_level"], run["primary_failure"])
-    return (run["run_id"], run["identity"], *verdict, run["tool_calls"], _outcome(run))
+    """A run's row; a child run as its parent's answer shows it has no failure or tool calls (missing)."""
+    verdict = (run["trust_score"], run["readiness_level"], run.get("primary_failure"))
+    return (run["run_id"], run["identity"], *verdict, run.get("tool_calls"), _outcome(run))
 
 
 def _outcome(run: dict[str, Any]) -> str:
     """How a run ended, leading with an execution error's stage and reason."""
     if run["execution_status"] != ExecutionStatus.EXECUTION_ERROR:
         return (run["execution_status"] or run["status"]).replace("_", " ")
-    where = "/".join(part for part in (run["failure_stage"], run["failure_reason_code"]) if part)
+    where = "/".join(part for part in (run.get("failure_stage"), run.get("failure_reason_code")) if part)
     return f"execution error ({where})" if where else "execution error"
 
 
@@ -104,7 +120,7 @@ def list_runs(
         print_json(rows)
     else:
         cells = [cells for row in rows for cells in _tree_cells(row)]
-        print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"))
+        print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"), drop=RUNS_DROPPED_FIRST)
     more_hint(more, limit, "runs")
 
 
