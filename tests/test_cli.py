@@ -45,6 +45,13 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     ]  # fmt: skip
     again = _invoke("ingest", "--quiet", str(sessions))
     assert again.stdout == "5 files: 0 runs stored, 4 already present, 1 file failed\n"
+    as_json = orjson.loads(_invoke("ingest", "--json", str(sessions)).stdout)
+    assert {key: as_json[key] for key in ("files", "stored", "existing", "failed")} == {
+        "files": 5, "stored": 0, "existing": 4, "failed": 1,
+    }  # fmt: skip
+    assert sorted((run["run_id"], run["created"]) for run in as_json["runs"]) == [
+        ("run-clean-001", False), ("run-infra-004", False), ("run-loop-002", False), ("run-multi-003", False),
+    ]  # fmt: skip
 
     runs = orjson.loads(_invoke("runs", "--json", "--limit", "100").stdout)
     by_id = {run["run_id"]: run for run in runs}
@@ -58,6 +65,12 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     reputation = orjson.loads(_invoke("reputation", "agent-atlas", "--as-of", "2026-11-20", "--json").stdout)
     assert reputation["events"] == 2  # the clean and the multi run; the infra error does not count
     assert _invoke("reputation", "nobody-here").exit_code == 1
+    in_its_window = _invoke("reputation", "agent-borealis", "--as-of", "2026-11-20").stdout
+    long_after = _invoke("reputation", "agent-borealis", "--as-of", "2027-06-01").stdout
+    assert "runs 1," in in_its_window and "no longer count" not in in_its_window
+    assert "runs 0," in long_after and (
+        "nothing of agent-borealis in the 90 days to 2027-06-01: older runs and signals no longer count" in long_after
+    )  # why an agent the store holds is missing from the fleet (issue #41)
 
     summary = _invoke("summary", "--suite", "customs-evals")
     assert summary.exit_code == 0

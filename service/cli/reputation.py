@@ -59,6 +59,13 @@ def reputation_show(
     )
     for failure, count in found["failures"].items():
         out.print(f"  failure {failure}: {count}" + (" (the most frequent)" if failure == found["top_failure"] else ""))
+    if found["runs"] == 0 and found["events"] == 0:  # why an agent the store holds shows nothing, nor is in the fleet
+        out.print(
+            f"nothing of {identity} in the 90 days to {found['as_of']}: older runs and signals no longer count"
+            " (--as-of a day within 90 days of them shows them)",
+            markup=False,
+            highlight=False,
+        )
 
 
 def _errors_cell(found: dict[str, Any]) -> str:

@@ -1,5 +1,6 @@
 """`repute ingest`, `record`, `runs` and `summary`: runs in, runs out."""
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -46,6 +47,7 @@ def ingest(
     ] = None,
     batch_size: Annotated[int, typer.Option(metavar="N", min=1, max=5000, help="runs per request")] = 200,
     quiet: Annotated[bool, typer.Option("--quiet", help="the counts only, not each run")] = False,
+    as_json: JsonFlag = False,
     wide: WideFlag = False,
 ) -> None:
     """Store, finalize and diagnose runs from files, and list each run with its verdict (a table, TSV when
@@ -55,7 +57,9 @@ def ingest(
 
     with api(creates=True) as client:
         summary = ingest_paths(client, paths, identity, batch_size, err)
-    if quiet:
+    if as_json:
+        print_json(dataclasses.asdict(summary))
+    elif quiet:
         out.print(summary.line(), highlight=False)
     else:
         rows = [(*cells, _stored(run)) for run in summary.runs for cells in _tree_cells(run)]
