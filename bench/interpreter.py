@@ -20,8 +20,8 @@ import orjson
 from bench.store import percentile
 from service.diagnosis import diagnose, parse_runs
 from service.priority import reads, stepping_aside
-from service.services.inputs import session_inputs
-from service.services.runs import ingest_sessions
+from service.services.inputs import materials_of
+from service.services.receivers.whole import ingest_sessions
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store.client import Store
@@ -45,7 +45,7 @@ def _seed(store: Store) -> None:
     for batch in range(20):
         rng = random.Random(batch)
         raw = [make_session(rng, f"seed-{batch}-{i}", f"agent-{i % IDENTITIES}", 50) for i in range(100)]
-        sessions = session_inputs(parse_runs(orjson.dumps(raw)), store.settings)
+        sessions = materials_of(parse_runs(orjson.dumps(raw)), store.settings)
         ingest_sessions(store, TENANT, sessions, datetime.now(UTC), 0.8)
 
 

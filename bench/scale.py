@@ -34,7 +34,8 @@ from bench._server import load_average
 from bench.store import SEED_EVENTS, percentile, timed
 from service.diagnosis import parse_run
 from service.services import reputation, runs
-from service.services.inputs import session_input
+from service.services.inputs import material_of
+from service.services.receivers.whole import ingest_sessions
 from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store.client import Store
@@ -150,10 +151,10 @@ def _template_runs(store: Store) -> None:
     """TEMPLATE_RUNS real runs of 50 events, diagnosed and stored by the finalize pipeline."""
     rng = random.Random(31)
     sessions = [
-        session_input(parse_run(orjson.dumps(make_session(rng, f"template-{i:04}", f"agent-{i}", 50))))
+        material_of(parse_run(orjson.dumps(make_session(rng, f"template-{i:04}", f"agent-{i}", 50))))
         for i in range(TEMPLATE_RUNS)
     ]
-    runs.ingest_sessions(store, TEMPLATE_TENANT, sessions, datetime.now(UTC), 0.8)
+    ingest_sessions(store, TEMPLATE_TENANT, sessions, datetime.now(UTC), 0.8)
 
 
 def seed_runs(store: Store, scale: Scale, today: date) -> None:

@@ -20,8 +20,8 @@ import orjson
 from bench._server import disk_row, file_creation_ms, load_average
 from service.diagnosis import parse_run
 from service.services import reputation as reputation_service
-from service.services import runs
-from service.services.inputs import session_input
+from service.services.inputs import material_of
+from service.services.receivers.whole import ingest_sessions
 from service.services.reputation import explain
 from service.settings import Settings
 from service.store import reputation as reputation_store
@@ -105,12 +105,12 @@ def _ingest_rate(store: Store) -> float:
     from service.testing.factory import make_session
 
     sessions = [
-        session_input(parse_run(orjson.dumps(make_session(rng, f"ingest-{i}", f"agent-{i % 50}", 50))))
+        material_of(parse_run(orjson.dumps(make_session(rng, f"ingest-{i}", f"agent-{i % 50}", 50))))
         for i in range(2000)
     ]
     started = time.perf_counter()
     for start in range(0, len(sessions), 500):
-        runs.ingest_sessions(store, "bench-ingest", sessions[start : start + 500], datetime.now(UTC), 0.8)
+        ingest_sessions(store, "bench-ingest", sessions[start : start + 500], datetime.now(UTC), 0.8)
     return len(sessions) / (time.perf_counter() - started)
 
 

@@ -5,10 +5,8 @@
 -- The filters are sql/runs_filters/, rendered in by service.store.runs (as into sql/runs_list_newest.sql).
 -- identity, suite and parent_run_id never change, so they filter before the de-duplication of versions
 -- (PREWHERE); the rest change between versions and filter after it, which the setting below keeps so.
-SELECT
-    run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
-    execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
-    primary_failure, session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id
+-- {{summary_columns}}: the columns of a list's row (service.model.RunSummary).
+SELECT {{summary_columns}}
 FROM runs FINAL
 PREWHERE {{unchanging}}
 WHERE tenant = {tenant:String}

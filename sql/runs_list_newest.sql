@@ -8,15 +8,13 @@
 -- shown once. The filters are those of sql/runs_list.sql, from the same files (sql/runs_filters/).
 -- service.store.runs.list_runs takes its page from here when it lies in that range.
 -- The latest versions come from FINAL over the candidates' runs alone (a pk lookup; FINAL also keeps the
--- engine from scanning a projection for them). `newest` is read twice: a version written between the two
+-- engine from scanning a projection for them). {{summary_columns}}: the columns of a list's row
+-- (service.model.RunSummary), which the projections hold (tests/test_model_columns.py). `newest` is read twice: a version written between the two
 -- reads can push a candidate out of the second, and that run out of this one page.
 WITH
     newest AS
     (
-        SELECT
-            run_id, version, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
-            execution_status, failure_stage, failure_reason_code, score, trust_score, readiness, primary_failure,
-            session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id
+        SELECT version, {{summary_columns}}
         FROM runs
         WHERE tenant = {tenant:String}
           AND {{unchanging}}
@@ -25,9 +23,7 @@ WITH
         LIMIT {candidates:UInt32}
     )
 SELECT
-    run_id, identity, kind, suite, task_id, trial, run_at, created_at, finalized_at, status,
-    execution_status, failure_stage, failure_reason_code, score, trust_score, readiness,
-    primary_failure, session_composite, event_count, tool_calls, errors, total_tokens, parent_run_id,
+    {{summary_columns}},
     -- a version stored twice (a retried insert before the engine merged it) is shown once
     row_number() OVER (PARTITION BY run_id, version) = 1
     AND (run_id, version) IN (

@@ -11,7 +11,7 @@ from service.diagnosis import DIMENSIONS
 from service.reputation.emit import FinalizedRun, events_for_run
 from service.reputation.model import ReputationEvent
 from service.store import reputation as reputation_store
-from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from service.store.records import RunRecord
 
@@ -78,9 +78,9 @@ class FleetWriter:
         self.events.extend(self.emit(finalized))
 
     def flush(self) -> None:
-        run_store.insert_failures(self.store, self.failures)
+        writer.failures(self.store, self.failures)
         reputation_store.insert_events(self.store, self.tenant, self.events)
-        run_store.insert_runs(self.store, self.runs)
+        writer.runs(self.store, self.runs)
         self.runs, self.failures, self.events = [], [], []
 
 

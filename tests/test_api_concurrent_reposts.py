@@ -39,8 +39,8 @@ WAYS = {"both one-shot": (_single, _single), "both batched": (_in_batch, _in_bat
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_the_same_run_from_two_clients_at_once_is_stored_once_and_both_succeed(make_client, tenant, way) -> None:
-    """Broken on purpose: `_require_same` (service/services/runs.py) refusing every repost (`if differ:`
-    made `if True:`) → the second answer is an error; `ingest_sessions` without its run lock (`holding`)
+    """Broken on purpose: `_difference` (service/services/receivers/whole.py) refusing every repost (`if not
+    differ:` made `if False:`) → the second answer is an error; `ingest_sessions` without its run lock (`holding`)
     → both batched posts store the run (two 201 `created`); this test fails either way."""
     first, second = make_client(tenant), make_client(tenant)
     sends = WAYS[way]

@@ -4,7 +4,7 @@ a streamed run holding such an event could never be finalized).
 
 Broken on purpose: with `OutcomeInputError` a plain ValueError again (not a FieldError), the staged
 error_event and sweeper tests fail (500s, and a sweep that retries); without the `Execution` model's
-checks in `session_input`, the execution-object tests do."""
+checks in `material_of`, the execution-object tests do."""
 
 import uuid
 from datetime import UTC, datetime
@@ -14,7 +14,7 @@ import httpx
 import orjson
 import pytest
 
-from service.services import runs
+from service.services import finalize
 from service.store.client import Store
 
 BAD_EXECUTIONS: list[tuple[dict[str, Any], str]] = [
@@ -90,10 +90,33 @@ def test_the_sweeper_closes_a_session_it_cannot_classify_instead_of_retrying_it(
     assert posted.status_code == 200, posted.text
 
     now = datetime.now(UTC)
-    assert runs.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is False  # closed, not finalized
+    assert finalize.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is False  # closed, not finalized
     closed = client.get(f"/v1/runs/{session_id}").json()
     assert closed["status"] == "finalized" and closed["execution_status"] == "execution_error"
     assert (closed["failure_stage"], closed["failure_reason_code"]) == ("evaluator", "evaluator_error")
     assert "events[0].reason" in closed["failure_message"]
-    assert runs.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is True  # stored as it was
+    assert finalize.finalize_or_close(embedded_store, tenant, session_id, now, 0.8) is True  # stored as it was
     assert client.get(f"/v1/runs/{session_id}").json()["finalized_at"] == closed["finalized_at"]
+
+
+def test_an_execution_object_is_checked_once_by_the_receiver(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #39: the receiver checked a posted run's execution object twice (its `Execution` model, then
+    `outcome`'s own check); the finalize reads it once more to classify the run. Counted: the outcome
+    module reads it once, at the finalize. Broken on purpose: `material_of` calling `check_outcome_inputs`
+    with the execution object again."""
+    from service import outcome
+
+    message, reads = f"provider down {uuid.uuid4().hex}", [0]
+    read = outcome._validated_execution
+
+    def counted(execution: Any) -> Any:
+        reads[0] += bool(execution) and execution.get("message") == message
+        return read(execution)
+
+    monkeypatch.setattr(outcome, "_validated_execution", counted)
+    execution = {"status": "execution_error", "stage": "agent", "reason": "provider_error", "message": message}
+    posted = client.post("/v1/sessions", json=_run(f"once-{uuid.uuid4().hex}", execution=execution))
+    assert posted.status_code == 201 and posted.json()["execution_status"] == "execution_error"
+    assert reads[0] == 1

@@ -4,6 +4,7 @@ import httpx
 import orjson
 import pytest
 
+from service.store import writer
 from tests.conftest import FIXTURES
 
 # session_multi.json by hand from SPEC §4: memory n=2 -> -18 (medium), ignored output n=1 -> -17
@@ -136,7 +137,7 @@ def test_a_conflicting_repost_is_a_409_naming_what_differs(client: httpx.Client)
 
 def test_an_open_run_is_not_taken_over(client: httpx.Client) -> None:
     """Broken on purpose: `open_run`'s identity check inverted, or `ingest_sessions` not looking at the
-    states of the runs it is sent (services/runs.py) → this test fails."""
+    states of the runs it is sent (services/receivers/whole.py) → this test fails."""
     opened = client.post("/v1/runs", json={"run_id": "held-open", "identity": "agent-atlas"})
     assert opened.status_code == 201
     again = client.post("/v1/runs", json={"run_id": "held-open", "identity": "agent-atlas"})
@@ -163,15 +164,16 @@ def test_a_streamed_run_posted_whole_again_is_compared_too(client: httpx.Client)
 def test_a_run_stored_before_content_hashes_is_compared_by_its_record(embedded_store, tenant: str) -> None:
     from datetime import UTC, datetime
 
-    from service.services.inputs import RunSpec, SessionInput
-    from service.services.runs import ingest_sessions
-    from service.store import runs as run_store
+    from service.model import RunHeader, RunMaterial
+    from service.services.receivers.whole import ingest_sessions
 
     now = datetime.now(UTC)
-    spec = RunSpec(identity="agent-old", run_id="before-0008")
-    [stored] = ingest_sessions(embedded_store, tenant, [SessionInput(spec, [{"event": "decision"}])], now, 0.8)
-    run_store.insert_runs(embedded_store, [stored.record.with_version(stored.record.version + 1, content_hash="")])
-    other_events = SessionInput(spec, [{"event": "decision"}, {"event": "decision"}])
+    spec = RunHeader(identity="agent-old", run_id="before-0008")
+    [stored] = ingest_sessions(
+        embedded_store, tenant, [RunMaterial.from_events(spec, [{"event": "decision"}])], now, 0.8
+    )
+    writer.runs(embedded_store, [stored.record.with_version(stored.record.version + 1, content_hash="")])
+    other_events = RunMaterial.from_events(spec, [{"event": "decision"}, {"event": "decision"}])
     [again] = ingest_sessions(embedded_store, tenant, [other_events], now, 0.8)
     assert again.created is False and again.record.content_hash == ""
 

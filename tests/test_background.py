@@ -16,13 +16,14 @@ import pytest
 from service.api import background
 from service.api.metrics import Metrics
 from service.api.writes import Writes
-from service.services import runs
-from service.services import traces as trace_service
+from service.services import assembly, finalize
+from service.services.receivers import otlp_traces as trace_service
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store.client import Store
 from service.testing.live import wait_until
 from service.traces import DecodedSpans
+from service.vocab import RunKind
 from tests.traces_support import make_span
 
 JSON = {"content-type": "application/json"}
@@ -132,9 +133,10 @@ def test_a_run_whose_finalize_fails_unexpectedly_is_closed_not_retried(
     def broken(*_: object) -> None:
         raise RuntimeError("a defect in the diagnosis")
 
-    monkeypatch.setattr(runs, "trace_requests", broken)
+    monkeypatch.setattr(assembly, "_trace", broken)
+    monkeypatch.setitem(assembly._LOADERS, RunKind.TRACE, broken)
     now = datetime.now(UTC) + timedelta(minutes=1)
-    assert runs.finalize_or_close(embedded_store, tenant, run_id, now, 0.8) is False
+    assert finalize.finalize_or_close(embedded_store, tenant, run_id, now, 0.8) is False
     closed = run_store.get_run(embedded_store, tenant, run_id)
     assert closed is not None and closed.status == "finalized" and closed.identity == "unknown"
     assert (closed.execution_status, closed.failure_stage, closed.failure_reason_code) == (

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.diagnosis import parse_run
-from service.services import runs
-from service.services.inputs import session_input
+from service.model import RunMaterial
+from service.services.inputs import material_of
+from service.services.receivers.whole import ingest_sessions
 from service.services.reputation import reputation_report
 from service.store.client import Store
 from service.testing.factory import make_session
@@ -26,8 +27,8 @@ error_runs = st.lists(
 )  # fmt: skip
 
 
-def _session(raw: dict) -> runs.SessionInput:
-    return session_input(parse_run(orjson.dumps(raw)))
+def _session(raw: dict) -> RunMaterial:
+    return material_of(parse_run(orjson.dumps(raw)))
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -35,7 +36,7 @@ def _session(raw: dict) -> runs.SessionInput:
 def test_execution_error_runs_never_move_reputation(embedded_store: Store, errors: list, seed: int) -> None:
     tenant, rng, now = f"prop-{uuid.uuid4().hex[:8]}", random.Random(seed), datetime.now(UTC)
     quality = [_session(make_session(rng, f"q{i}", "agent-p", rng.randint(3, 30))) for i in range(3)]
-    runs.ingest_sessions(embedded_store, tenant, quality, now, 0.8)
+    ingest_sessions(embedded_store, tenant, quality, now, 0.8)
     before = reputation_report(embedded_store, tenant, "agent-p", AS_OF)
     assert before is not None
 
@@ -47,7 +48,7 @@ def test_execution_error_runs_never_move_reputation(embedded_store: Store, error
         else:
             raw["events"].append({"event": "error_event", "stage": stage, "reason": reason, "error": "boom"})
         added.append(_session(raw))
-    results = runs.ingest_sessions(embedded_store, tenant, added, now, 0.8)
+    results = ingest_sessions(embedded_store, tenant, added, now, 0.8)
     assert all(r.record.execution_status == "execution_error" and r.record.score == 0.0 for r in results)
     after = reputation_report(embedded_store, tenant, "agent-p", AS_OF)
     assert after is not None and reputation_figures(after) == reputation_figures(before)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from service.traces import Span, index
 from service.traces.agents import map_runs
@@ -55,7 +56,7 @@ def test_a_finalize_whose_write_fails_emits_no_reputation(
     def failing(*_: object) -> None:
         raise RuntimeError("the causes could not be written")
 
-    monkeypatch.setattr(run_store, "insert_failures", failing)
+    monkeypatch.setattr(writer, "failures", failing)
     with make_client(tenant) as failed, pytest.raises(httpx.HTTPError):
         failed.post("/v1/sessions", json=body).raise_for_status()  # a 500, or the connection closed after it
     monkeypatch.undo()

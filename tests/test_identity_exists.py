@@ -7,9 +7,9 @@ other way round, reads unknown)."""
 import uuid
 from datetime import UTC, datetime
 
+from service.model import RunHeader
 from service.reputation.model import ReputationEvent
-from service.services import runs
-from service.services.inputs import RunSpec
+from service.services.receivers import stream
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
@@ -20,7 +20,7 @@ def test_an_identity_is_known_by_an_event_or_a_run_of_the_tenants_own(store: Sto
     signalled, run_only = "agent-signalled", "agent-with-a-run"
     event = ReputationEvent(uuid.uuid4(), NOW, signalled, "economic", "payment_completed", 1.0)
     reputation_store.insert_signals(store, tenant, "key-known", [event], NOW)
-    runs.open_run(store, tenant, RunSpec(run_only), NOW)
+    stream.open_run(store, tenant, RunHeader(run_only), NOW)
 
     assert reputation_store.identity_exists(store, tenant, signalled)
     assert reputation_store.identity_exists(store, tenant, run_only)

@@ -50,3 +50,20 @@ def _agents(facts: dict) -> set[str]:
         for agent in facts["agent_spans"]
     }
     return named or {"the root agent"}
+
+
+def test_repute_ingest_keeps_the_profile_and_the_parent_a_session_file_names(
+    cli_as, make_client, tenant: str, tmp_path
+) -> None:
+    """Issue #39: `repute ingest` once sent neither, so the run was judged under the default profile and
+    lost its parent."""
+    parent = {"run_id": "ingest-parent", "identity": "lead", "events": [{"event": "decision"}]}
+    child = {**parent, "run_id": "ingest-child", "identity": "helper", "profile": "long-session",
+             "parent_run_id": "ingest-parent"}  # fmt: skip
+    cli_as(tenant)
+    for name, run in (("a-parent.json", parent), ("b-child.json", child)):
+        (tmp_path / name).write_bytes(orjson.dumps(run))
+        ingested = CliRunner().invoke(cli, ["ingest", str(tmp_path / name)])
+        assert ingested.exit_code == 0, ingested.output
+    stored = make_client(tenant).get("/v1/runs/ingest-child").json()
+    assert (stored["parent_run_id"], stored["profile"]["name"]) == ("ingest-parent", "long-session")

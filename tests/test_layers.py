@@ -1,8 +1,10 @@
-"""The layers hold: no module imports a higher layer, routers never reach the store, and the engine
-never touches FastAPI or ClickHouse. Walks every import statement of the package (also those inside
-functions), so a shortcut fails here with the module and the line."""
+"""The layers hold: no module imports a higher layer, routers never reach the store, the engine never
+touches FastAPI or ClickHouse, no two modules import each other (directly or round a circle), and one
+module inserts rows. Walks every import statement of the package (also those inside functions), so a
+shortcut fails here with the module and the line."""
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "service"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # pure cores: no I/O beyond what they are handed
     ("vocab", "errors", "ids", "settings", "periodic", "deadlines", "priority", "diagnosis", "judge", "outcome", "gate",
-     "run_report", "reputation", "traces", "otlp", "profiles"),
+     "run_report", "reputation", "traces", "otlp", "profiles", "model"),
     ("store",),  # repositories: SQL over ClickHouse
     ("services", "alerts"),  # use cases: the only callers of the store
     ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__"),
@@ -90,3 +92,95 @@ def test_the_layer_check_catches_an_upward_import(tmp_path: Path) -> None:
     module.write_text("def f():\n    from service.api.app import create_app\n    return create_app\n")
     assert [(line, name) for line, name in _imports(module)] == [(2, "service.api.app.create_app")]
     assert _service_target("service.api.app.create_app") == "api"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports. `from package import name` depends on the module
+    `package.name` when there is one, else on the package; a module's own parent packages are left out
+    (Python imports them first whatever the module imports)."""
+    names = {_module_name(path): path for path in MODULES}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        parents = {".".join(name.split(".")[:depth]) for depth in range(1, name.count(".") + 1)}
+        targets = set()
+        for _, imported in _imports(path):
+            target = imported if imported in names else imported.rsplit(".", 1)[0]
+            if target in names and target != name and target not in parents:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> Iterator[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    yield sorted(component)
+
+
+def test_no_import_circle() -> None:
+    assert list(_circles(_import_graph())) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert list(_circles(graph)) == [["a", "b", "c"]]
+
+
+WRITER = PACKAGE / "store" / "writer.py"
+
+
+def _insert_calls(path: Path) -> list[int]:
+    """Lines calling `<something>.insert(...)`: ClickHouse inserts (clickhouse-connect's and the Store's)."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "insert"
+    ]
+
+
+def test_one_module_inserts_rows() -> None:
+    """service/store/writer.py owns every insert (issue #39); the Store's own insert is what it calls."""
+    owners = {WRITER, PACKAGE / "store" / "client.py"}
+    wrong = [f"{path.relative_to(PACKAGE)} line {line}" for path in MODULES if path not in owners
+             for line in _insert_calls(path)]  # fmt: skip
+    assert not wrong, f"insert through service/store/writer.py: {wrong}"
+    assert _insert_calls(WRITER)

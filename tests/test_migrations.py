@@ -8,23 +8,15 @@ import orjson
 import pytest
 
 from service.diagnosis import parse_run
-from service.services.inputs import session_inputs
-from service.services.runs import ingest_each
+from service.services.inputs import materials_of
+from service.services.receivers.whole import ingest_each
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store.client import Store
-from service.store.migrate import (
-    AppliedMigrationChanged,
-    NoMigrationsFound,
-    discover,
-    migrate,
-    pending,
-    render,
-    split_statements,
-    template_values,
-)
+from service.store.migrate import AppliedMigrationChanged, NoMigrationsFound, discover, migrate, pending
 from service.store.queries import load
 from service.store.records import RUN_COLUMNS, RunRecord, run_row
+from service.store.templates import render, split_statements, template_values
 from service.testing.factory import make_session
 
 
@@ -131,7 +123,7 @@ def test_a_single_runs_parts_are_packed_in_one_file_on_the_embedded_engine(fresh
     store = fresh_database
     migrate(store)
     run = orjson.dumps(make_session(random.Random(3), "packed-1", "agent-p", 50))
-    ingest_each(store, "t", session_inputs([parse_run(run)], store.settings), datetime.now(UTC), 0.7)
+    ingest_each(store, "t", materials_of([parse_run(run)], store.settings), datetime.now(UTC), 0.7)
     parts = store.client.query(
         "SELECT table, part_storage_type FROM system.parts"
         " WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active",

@@ -19,12 +19,11 @@ from opentelemetry.sdk.resources import Resource
 from service.api.app import create_app
 from service.judge.otlp import make_record
 from service.judge.records import encode_record, record_id
-from service.services import runs
-from service.services.inputs import RunSpec
+from service.model import RunHeader
+from service.services import assembly
 from service.services.keys import create_key
 from service.settings import Settings
-from service.store import runs as run_store
-from service.store import sessions as session_store
+from service.store import writer
 from service.store.client import Store
 from service.testing.live import free_port, serve_in_thread, start_server_process, wait_until
 from service.vocab import SCOPES, RunKind
@@ -243,11 +242,11 @@ def test_record_times_are_checked_on_receipt(client: httpx.Client) -> None:
 def _store_session_unchecked(store: Store, tenant: str, session_id: str, time_unix_nano: int) -> None:
     """A session as the receiver stored it before record times were checked."""
     record = make_record(time_unix_nano, None, "user_prompt", None, {"session.id": session_id}, {})
-    spec = RunSpec(identity="agent", run_id=session_id, kind=RunKind.SESSION)
+    spec = RunHeader(identity="agent", run_id=session_id, kind=RunKind.SESSION)
     an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
     row = [tenant, session_id, record_id(record), time_unix_nano, encode_record(record), an_hour_ago, 1]
-    session_store.insert_records(store, [row])
-    run_store.insert_runs(store, [runs.new_record(tenant, spec, session_id, an_hour_ago)])
+    writer.session_records(store, [row])
+    writer.runs(store, [assembly.new_record(tenant, spec, session_id, an_hour_ago)])
 
 
 def _keyed_client(url: str, store: Store, tenant: str) -> httpx.Client:

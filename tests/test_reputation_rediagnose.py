@@ -18,6 +18,7 @@ from service.cli import app as cli
 from service.services import rebuild as rebuild_service
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from tests.reputation_oracle import assert_close
 from tests.test_otlp_api import SENDERS, _fixture_lines
@@ -196,7 +197,7 @@ def _failing_once(calls: list[int], at_call: int, real: Callable[..., Any]) -> C
 
 @pytest.mark.parametrize(
     ("module", "step"),
-    [(run_store, "replace_failures"), (reputation_store, "insert_events"), (run_store, "insert_runs")],
+    [(run_store, "replace_failures"), (reputation_store, "insert_events"), (writer, "runs")],
 )
 def test_a_rediagnosis_cut_short_converges(
     make_client, embedded_store: Store, tenants: tuple[str, str], monkeypatch: pytest.MonkeyPatch, module, step: str

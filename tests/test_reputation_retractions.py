@@ -14,6 +14,7 @@ from service.reputation.rebuild import retraction
 from service.services.reputation import explain
 from service.store import migrate as migrations
 from service.store import reputation as reputation_store
+from service.store import writer
 from service.store.client import Store
 from tests.reputation_oracle import Model, assert_matches, reference_moves, reputation, type_contributions
 from tests.reputation_seed import assert_store_matches, random_events, raw, store_posted
@@ -102,7 +103,7 @@ def test_migration_0010_keeps_every_stored_figure_and_stops_feeding_the_old_dail
     store, tenant, today = before_0010, "t", datetime.now(UTC).date()
     posted = random_events(tenant, today, seed=5)
     events = raw(posted, today)
-    columns = reputation_store.EVENT_COLUMNS[:-1]  # before 0010: no sign
+    columns = writer.REPUTATION_COLUMNS[:-1]  # before 0010: no sign
     store.client.insert(
         "reputation_events",
         [[tenant, *(e[c] for c in columns[1:])] for e in events],

@@ -10,6 +10,7 @@ import pytest
 from service.reputation.model import ReputationEvent, event_uuid
 from service.store import migrate as migrations
 from service.store import reputation as reputation_store
+from service.store import writer
 from service.store.client import Store
 from tests.reputation_oracle import Model, assert_matches, reputation
 from tests.reputation_seed import assert_store_matches, random_events, raw, store_posted
@@ -177,7 +178,7 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
     monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version < 6])
     migrations.migrate(store)
     posted = random_events(tenant, today, seed=3)
-    old_columns = reputation_store.EVENT_COLUMNS[:-3]  # before 0006: no source, no capped (and no sign: 0010)
+    old_columns = writer.REPUTATION_COLUMNS[:-3]  # before 0006: no source, no capped (and no sign: 0010)
     store.client.insert(
         "reputation_events",
         [[tenant, *(getattr(e, c) for c in old_columns[1:])] for _, e in posted],

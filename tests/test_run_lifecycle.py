@@ -1,7 +1,8 @@
-"""What service/services/runs.py promises beyond the posted-run paths of test_api_sessions.py: a trace-born run's
-names and execution error from its spans, an OTLP session's events numbered from 0, an open run's event
-total, and the failure rows of a quality verdict only. Each test below was written against a mutant of
-`make mutants` that the suite let live; its docstring says which change makes it fail (each seen red)."""
+"""What the run pipeline (service/services/finalize.py, assembly.py, receivers/) promises beyond the
+posted-run paths of test_api_sessions.py: a trace-born run's names and execution error from its spans, an
+OTLP session's events numbered from 0, an open run's event total, and the failure rows of a quality verdict
+only. Each test below was written against a mutant of `make mutants` that the suite let live; its docstring
+says which change makes it fail (each seen red)."""
 
 import uuid
 from dataclasses import replace
@@ -13,9 +14,11 @@ import orjson
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 
 from service.errors import Conflict, FieldError
-from service.services import runs
-from service.services.inputs import RunSpec
+from service.model import RunHeader
+from service.services import assembly
+from service.services.receivers import stream, whole
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from service.vocab import RunKind
 from tests.conftest import FIXTURES
@@ -126,9 +129,9 @@ def test_a_trace_born_run_an_earlier_release_opened_takes_the_names_its_spans_gi
     Broken on purpose: the `trial`, `identity` and `task_id` choices of `trace_requests` inverted (`not`,
     `or` → `and`), and `suite=spec.suite or base.suite` → `and`."""
     trace_id = uuid.uuid4().bytes
-    opened = RunSpec("agent-before", trace_id.hex(), suite="suite-before", task_id="task-before", trial=1)
-    record = runs.new_record(tenant, replace(opened, kind=RunKind.TRACE), trace_id.hex(), datetime.now(UTC))
-    run_store.insert_runs(embedded_store, [record])
+    opened = RunHeader("agent-before", trace_id.hex(), suite="suite-before", task_id="task-before", trial=1)
+    record = assembly.new_record(tenant, replace(opened, kind=RunKind.TRACE), trace_id.hex(), datetime.now(UTC))
+    writer.runs(embedded_store, [record])
     run_id = _post_trace(client, {"repute.trial": 3, "repute.task_id": "task-7"}, trace_id)
 
     run = client.post(f"/v1/runs/{run_id}/finalize").json()
@@ -265,16 +268,16 @@ def test_single_runs_written_together_are_each_answered_as_if_alone(embedded_sto
     in `_ingest`, `continue` → `break` after a refused run (the runs after it are lost)."""
     run = {"identity": "agent-lifecycle", "events": [TOOL_CALL]}
     good, refused, streaming, last = (f"run-{uuid.uuid4().hex}" for _ in range(4))
-    runs.open_run(embedded_store, tenant, RunSpec("agent-lifecycle", streaming), datetime.now(UTC))
+    stream.open_run(embedded_store, tenant, RunHeader("agent-lifecycle", streaming), datetime.now(UTC))
     bodies = [
         orjson.dumps({**run, "run_id": good}),
         orjson.dumps({**run, "run_id": refused, "profile": "nope"}),
         orjson.dumps({**run, "run_id": streaming}),  # open: append its events and finalize it instead
         orjson.dumps({**run, "run_id": last}),
     ]
-    answers = runs.ingest_posted(embedded_store, tenant, bodies, embedded_store.settings, datetime.now(UTC))
-    assert [type(answer) for answer in answers] == [runs.Ingested, FieldError, Conflict, runs.Ingested]
-    assert [answer.record.run_id for answer in answers if isinstance(answer, runs.Ingested)] == [good, last]
+    answers = whole.ingest_posted(embedded_store, tenant, bodies, embedded_store.settings, datetime.now(UTC))
+    assert [type(answer) for answer in answers] == [whole.Ingested, FieldError, Conflict, whole.Ingested]
+    assert [answer.record.run_id for answer in answers if isinstance(answer, whole.Ingested)] == [good, last]
     assert isinstance(answers[1], FieldError) and answers[1].field == "profile"
     assert run_store.get_run(embedded_store, tenant, refused) is None
     assert run_store.get_run(embedded_store, tenant, streaming).status == "open"

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from service.store.records import RunRecord
 
@@ -96,7 +97,7 @@ def _merges_stopped(store: Store) -> Iterator[None]:
 def _store_by_version(store: Store, records: list[RunRecord]) -> None:
     """One INSERT per version number: a run's versions lie in separate parts, as in the service."""
     for version in sorted({r.version for r in records}):
-        run_store.insert_runs(store, [r for r in records if r.version == version])
+        writer.runs(store, [r for r in records if r.version == version])
 
 
 def _matches(record: RunRecord, wanted: dict[str, str]) -> bool:

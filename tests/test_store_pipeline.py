@@ -9,12 +9,15 @@ from datetime import UTC, date, datetime
 import orjson
 
 from service.diagnosis import parse_run
+from service.model import RunMaterial
 from service.profiles import TenantProfiles
-from service.services import runs
-from service.services.inputs import FinalizeRequest, session_input
+from service.services import assembly, finalize
+from service.services.inputs import material_of
+from service.services.receivers.whole import ingest_sessions
 from service.services.reputation import reputation_report, signal_event
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
 from service.testing.factory import make_session
 
@@ -46,12 +49,12 @@ def _count(stored: dict[str, list], table: str) -> int:
     return count
 
 
-def _sessions(count: int, seed: int) -> list[runs.SessionInput]:
+def _sessions(count: int, seed: int) -> list[RunMaterial]:
     rng = random.Random(seed)
     made = []
     for i in range(count):
         raw = make_session(rng, f"run-{i:04d}", f"agent-{i % 7}", rng.randint(5, 60), day_offset=i % 20)
-        made.append(session_input(parse_run(orjson.dumps(raw))))
+        made.append(material_of(parse_run(orjson.dumps(raw))))
     return made
 
 
@@ -73,15 +76,15 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
     sessions = _sessions(200, seed=3)
     now = datetime.now(UTC)
     for start in range(0, 200, 50):
-        runs.ingest_sessions(store, tenant, sessions[start : start + 50], now, 0.8)
+        ingest_sessions(store, tenant, sessions[start : start + 50], now, 0.8)
     reputation_store.insert_events(store, tenant, _signals(tenant))
     stored, scores = _stored(store, tenant), _scores(store, tenant)
     assert len(stored["runs"]) == 200 and _count(stored, "reputation_events") >= 200 + 30
 
-    again = runs.ingest_sessions(store, tenant, sessions, now, 0.8)
+    again = ingest_sessions(store, tenant, sessions, now, 0.8)
     assert not any(result.created for result in again)
     for session in sessions[:20]:
-        runs.finalize_run(store, tenant, session.spec.run_id, None, now, 0.8)
+        finalize.finalize_run(store, tenant, str(session.header.run_id), None, now, 0.8)
     assert reputation_store.insert_events(store, tenant, _signals(tenant)) == ()
 
     assert _stored(store, tenant) == stored
@@ -91,14 +94,15 @@ def test_finalizing_and_posting_again_changes_nothing(store: Store, tenant: str)
 def test_a_run_interrupted_before_its_row_completes_on_retry(store: Store, tenant: str) -> None:
     session = _sessions(1, seed=5)[0]
     now = datetime.now(UTC)
-    base = runs.new_record(tenant, session.spec, session.spec.run_id, now)
+    run_id = str(session.header.run_id)
+    base = assembly.new_record(tenant, session.header, run_id, now)
     # Everything a finalize writes except the run's own row, which is written last.
-    partial = runs._finalize_one(FinalizeRequest(base, session.events), now, 0.8, TenantProfiles())
-    run_store.insert_events(store, run_store.event_rows(tenant, session.spec.run_id, session.normalized_events, 0, now))
-    run_store.insert_failures(store, partial.failures)
+    partial = finalize._judge(assembly.Finalizing(base, session), now, 0.8, TenantProfiles())
+    writer.run_events(store, run_store.event_rows(tenant, run_id, session.events, session.payloads, 0, now))
+    writer.failures(store, partial.failures)
     reputation_store.insert_events(store, tenant, partial.reputation)
 
-    [result] = runs.ingest_sessions(store, tenant, [session], now, 0.8)
+    [result] = ingest_sessions(store, tenant, [session], now, 0.8)
     assert result.created
     stored = _stored(store, tenant)
     assert len(stored["runs"]) == 1
@@ -120,14 +124,14 @@ def test_hostile_values_are_stored_and_read_back_verbatim(store: Store, tenant: 
         raw = make_session(random.Random(i), f"run-{i}", "agent", 6)
         raw["metadata"] = {"note": value}
         raw["events"][0]["payload"] = value
-        session = session_input(parse_run(orjson.dumps(raw)))
-        session = replace(session, spec=replace(session.spec, identity=value, run_id=value, suite=value))
-        [result] = runs.ingest_sessions(store, hostile_tenant, [session], now, 0.8)
+        session = material_of(parse_run(orjson.dumps(raw)))
+        session = replace(session, header=replace(session.header, identity=value, run_id=value, suite=value))
+        [result] = ingest_sessions(store, hostile_tenant, [session], now, 0.8)
         assert result.created
         row = run_store.get_run(store, hostile_tenant, value)
         assert row is not None and row.identity == value and row.suite == value
         assert orjson.loads(row.metadata) == {"note": value}
-        assert run_store.load_event_payloads(store, hostile_tenant, value)[0]["payload"] == value
+        assert run_store.event_payloads(store, hostile_tenant, [value])[value][0]["payload"] == value
         assert [r.run_id for r in run_store.list_runs(store, hostile_tenant, identity=value)] == [value]
         report = reputation_report(store, hostile_tenant, value, date(2026, 11, 1))
         assert report is not None and report["events"] == 1
@@ -160,14 +164,14 @@ def test_restart_keeps_everything_and_migrate_is_a_no_op(tmp_path) -> None:
         "from service.settings import Settings\n"
         "from service.store.client import Store\n"
         "from service.store.migrate import migrate\n"
-        "from service.services import runs\n"
-        "from service.services.inputs import session_input\n"
+        "from service.services.inputs import material_of\n"
+        "from service.services.receivers.whole import ingest_sessions\n"
         "from service.diagnosis import parse_run\n"
         "store = Store(Settings(data_dir=sys.argv[1]))\n"
         "migrate(store)\n"
         "raw = orjson.loads(sys.argv[2])\n"
-        "session = session_input(parse_run(orjson.dumps(raw)))\n"
-        "[r] = runs.ingest_sessions(store, 'tenant-r', [session], datetime.now(UTC), 0.8)\n"
+        "session = material_of(parse_run(orjson.dumps(raw)))\n"
+        "[r] = ingest_sessions(store, 'tenant-r', [session], datetime.now(UTC), 0.8)\n"
         "print(r.record.trust_score)\n"
         "store.close()\n"
     )

@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from service.judge import judge_log_file
-from service.services import runs as run_service
-from service.services.inputs import RunSpec, SessionInput
+from service.model import RunHeader, RunMaterial
 from service.services.keys import create_key
+from service.services.receivers.whole import ingest_sessions
 from service.store.client import Store
 from service.store.reputation import refresh_scores
 from tests.conftest import FIXTURES
@@ -73,13 +73,13 @@ def _tenant(base_url: str, store: Store) -> Tenant:
 def _seed_otlp_session(store: Store, tenant: str) -> None:
     """An OpenTelemetry session with its performance score, scored by the judge from the fixture log."""
     score = judge_log_file(FIXTURES / "otlp_claude_code.jsonl", OTLP_SESSION, workers=1).score
-    spec = RunSpec(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
+    spec = RunHeader(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
     events = [
         {"event": "tool_call", "timestamp": "2026-11-20T13:00:00Z", "tool": "Read", "args": {"file_path": "a.py"}},
         {"event": "tool_output", "timestamp": "2026-11-20T13:00:01Z", "tool": "Read", "status": "ok"},
     ]
-    session = SessionInput(spec, events, session_performance=score.to_dict())
-    run_service.ingest_sessions(store, tenant, [session], datetime.now(UTC), 0.8)
+    session = RunMaterial.from_events(spec, events, session_performance=score.to_dict())
+    ingest_sessions(store, tenant, [session], datetime.now(UTC), 0.8)
 
 
 def _unsafe_runs_now(count: int) -> list[dict[str, Any]]:

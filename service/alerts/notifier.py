@@ -22,6 +22,7 @@ from service.alerts.rules import Alert, evaluate
 from service.periodic import Periodic
 from service.settings import Settings
 from service.store import alerts as alert_store
+from service.store import writer
 from service.store.client import Store
 from service.store.rows import as_utc
 
@@ -146,7 +147,7 @@ class AlertNotifier:
     def record(self, store: Store, tenant: str, now: datetime) -> None:
         last = {row["alert_key"]: Transition.from_row(row) for row in alert_store.last_transitions(store, tenant)}
         transitions = changes(tenant, evaluate(store, tenant, self.settings, now), last, now)
-        alert_store.insert_transitions(store, [t.row(notified=False) for t in transitions])
+        writer.alert_transitions(store, [t.row(notified=False) for t in transitions])
 
     def deliver(self, store: Store, tenants: Sequence[str], now: datetime) -> None:
         if self.retry_at is not None and now < self.retry_at:
@@ -158,7 +159,7 @@ class AlertNotifier:
             except DeliveryFailed as exc:
                 self._back_off(now, exc)
                 return
-            alert_store.insert_transitions(store, [transition.row(notified=True)])
+            writer.alert_transitions(store, [transition.row(notified=True)])
         self.failures = 0
         self.retry_at = None
 

@@ -20,7 +20,8 @@ from service.api.metrics import Metrics
 from service.api.writes import Writes
 from service.deadlines import Deadlines
 from service.periodic import Periodic
-from service.services import log_sessions, runs, traces
+from service.services import finalize
+from service.services.receivers import otlp_logs, otlp_traces
 from service.settings import Settings
 from service.store.client import Store
 
@@ -31,8 +32,8 @@ def sweep(store: Callable[[], Store], settings: Settings, metrics: Metrics, writ
     """One pass of the sweeper: every run due, queued in its tenant's turn; returns without waiting."""
     idle = timedelta(minutes=settings.session_idle_minutes)
     settle = timedelta(seconds=settings.trace_settle_seconds)
-    for tenant, run_id in [*log_sessions.idle(store(), now, idle), *traces.due(store(), now, settle, idle)]:
-        job = partial(runs.finalize_or_close, store(), tenant, run_id, now, settings.quality_pass_threshold)
+    for tenant, run_id in [*otlp_logs.idle(store(), now, idle), *otlp_traces.due(store(), now, settle, idle)]:
+        job = partial(finalize.finalize_or_close, store(), tenant, run_id, now, settings.quality_pass_threshold)
         writes.submit_once(tenant, ("finalize", run_id), job, partial(_counted, metrics, (tenant, run_id)))
 
 
@@ -57,7 +58,7 @@ def settle_timer(
     """Started with the server (an in-process app has none running: its callers finalize)."""
     settle = timedelta(seconds=settings.trace_settle_seconds)
 
-    def settled(key: tuple[str, str], future: "Future[traces.Settling]") -> None:
+    def settled(key: tuple[str, str], future: "Future[otlp_traces.Settling]") -> None:
         if (error := future.exception()) is not None:
             log.error("settling run %s of tenant %s failed; the sweeper retries", key[1], key[0], exc_info=error)
             return
@@ -69,7 +70,7 @@ def settle_timer(
     def due(key: tuple[str, str], now: datetime) -> None:
         tenant, run_id = key
         threshold = settings.quality_pass_threshold
-        check = partial(traces.finalize_if_settled, store(), tenant, run_id, now, settle, threshold)
+        check = partial(otlp_traces.finalize_if_settled, store(), tenant, run_id, now, settle, threshold)
         writes.submit_once(tenant, ("settle", run_id), check, partial(settled, key))
 
     timer: Deadlines[tuple[str, str]] = Deadlines("repute-trace-settle", due)

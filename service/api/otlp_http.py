@@ -3,9 +3,10 @@ answers in the request's encoding. A request refused whole (400 undecodable, 413
 neither JSON nor protobuf, or encoded otherwise than with gzip; 503 with Retry-After while the store is
 unavailable) gets a google.rpc.Status, as OTLP/HTTP clients expect, not problem+json."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import orjson
 from fastapi import FastAPI, Request, Response
@@ -13,7 +14,10 @@ from google.protobuf.json_format import MessageToDict
 from google.rpc import status_pb2
 
 from service.api.encoding import GZIP, UnsupportedEncoding, body_encoding
+from service.api.metrics import Metrics
+from service.api.writes import Writes
 from service.errors import TooLarge
+from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
 from service.services.inputs import Received, check_request_size
 
 PROTOBUF = "application/x-protobuf"
@@ -104,8 +108,24 @@ def unavailable(message: str, protobuf: bool, headers: Mapping[str, str]) -> Res
     return encode(status_pb2.Status(code=UNAVAILABLE, message=message), protobuf, 503, headers)
 
 
-def bad_request(message: str, protobuf: bool) -> Response:
-    return refusal(400, message, protobuf)
+ReceivedT = TypeVar("ReceivedT", bound=Received)
+
+
+async def receive(
+    request: Request, writes: Writes, metrics: Metrics, tenant: str, job: Callable[[OtlpBody], ReceivedT]
+) -> tuple[OtlpBody, ReceivedT]:
+    """A receiver's request: its body read, then `job(body)` (decode, check the caps, store) in the
+    tenant's turn of the write pool. A body that cannot be decoded is a 400, one that inflates past the
+    body limit a 413 (both raised as `Refused`)."""
+    body = await read_body(request)
+    try:
+        received = await writes.run(tenant, partial(job, body))
+    except InflatedTooLarge as exc:
+        raise inflated_too_large(exc, body.protobuf) from exc
+    except OTLPDecodeError as exc:
+        raise Refused(400, str(exc), body.protobuf) from exc
+    metrics.events_ingested.inc(received.accepted)
+    return body, received
 
 
 def partial_success(answer: Any, rejected_field: str, received: Received, protobuf: bool) -> Response:

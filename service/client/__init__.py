@@ -4,6 +4,7 @@ for this user), commands go to it over HTTP; otherwise the same app runs in this
 opened here, as the operator (`open_client` says in which order). So a CLI command is one function over one
 client, and both paths answer exactly what the API answers."""
 
-from service.client.api import ApiClient, ApiError, NoStore, open_client
+from service.client.api import ApiClient, ApiError, NoStore
+from service.client.connect import open_client
 
 __all__ = ["ApiClient", "ApiError", "NoStore", "open_client"]

@@ -20,8 +20,9 @@ from service.client.api import ApiClient, ApiError
 from service.diagnosis import parse_run
 from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
+from service.model import RunMaterial
 from service.otlp.shapes import describe
-from service.services.inputs import SessionInput, session_input
+from service.services.inputs import material_of
 from service.traces import DecodedSpans, decode_json_traces, group_runs
 from service.traces.formats import read_document, spans_of, spans_of_lines
 from service.traces.otlp_json import encode_json_traces
@@ -114,7 +115,7 @@ def _exported_spans(path: Path) -> DecodedSpans:
         raise OTLPDecodeError(f"neither one JSON document nor JSON lines: {error}") from None
 
 
-def session_of(data: bytes, identity: str | None) -> SessionInput:
+def session_of(data: bytes, identity: str | None) -> RunMaterial:
     """A session file validated here, so a bad file is skipped before it can fail a batch."""
     run = parse_run(data)
     if run.identity is None and identity:
@@ -122,29 +123,33 @@ def session_of(data: bytes, identity: str | None) -> SessionInput:
     if run.run_id is None:
         # Named by content, so ingesting the same file again finds the stored run.
         run = replace(run, run_id=f"run_{hashlib.sha256(data).hexdigest()[:32]}")
-    return session_input(run)
+    return material_of(run)
 
 
-def _body(session: SessionInput) -> dict[str, Any]:
-    spec = session.spec
+def _body(session: RunMaterial) -> dict[str, Any]:
+    """The run as POST /v1/sessions/batch takes it: every field of its header (the profile and the parent
+    it names included), its execution object and its events as read."""
+    header = session.header
     return {
-        "run_id": spec.run_id,
-        "identity": spec.identity,
-        "suite": spec.suite or None,
-        "task_id": spec.task_id or None,
-        "trial": spec.trial,
-        "metadata": spec.metadata,
+        "run_id": header.run_id,
+        "identity": header.identity,
+        "suite": header.suite or None,
+        "task_id": header.task_id or None,
+        "trial": header.trial,
+        "metadata": header.metadata,
+        "profile": header.profile or None,
+        "parent_run_id": header.parent_run_id or None,
         "execution": session.execution,
-        "events": session.events,
+        "events": session.raw_events,
     }
 
 
-def post_sessions(client: ApiClient, sessions: list[SessionInput]) -> list[dict[str, Any]]:
+def post_sessions(client: ApiClient, sessions: list[RunMaterial]) -> list[dict[str, Any]]:
     """Stores and finalizes the runs in one request; each one's verdict, with whether it was created
     (False: already stored)."""
     answer = client.json("POST", "/v1/sessions/batch", content=orjson.dumps([_body(s) for s in sessions]))
     return [
-        {**verdict, "identity": session.spec.identity, "status": RunStatus.FINALIZED}
+        {**verdict, "identity": session.header.identity, "status": RunStatus.FINALIZED}
         for session, verdict in zip(sessions, answer["results"], strict=True)
     ]
 
@@ -199,7 +204,7 @@ class _Ingest:
     def __init__(self, client: ApiClient, identity: str | None, err: Console) -> None:
         self.client, self.identity, self.err = client, identity, err
         self.summary = IngestSummary()
-        self.pending: list[tuple[Path, SessionInput]] = []
+        self.pending: list[tuple[Path, RunMaterial]] = []
 
     def add(self, path: Path, progress: Progress) -> None:
         self.summary.files += 1

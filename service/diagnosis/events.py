@@ -52,14 +52,16 @@ class Event(NamedTuple):
 
 def normalize_events(events: Sequence[Any]) -> list[Event]:
     """Validates and normalizes a run's events; raises InputError naming the first bad field."""
-    normalized = []
-    for position, data in enumerate(events):
-        event = data if data.__class__ is dict else require_object(data, position)
-        kind = event_type_of(event, position)
-        tokens = token_count(event, position) if kind == TOKEN_USAGE else 0
-        timestamp_ms = timestamp_ms_of(event, position)
-        normalized.append(Event(position, event_id_of(event, position), kind, timestamp_ms, tokens, event))
-    return normalized
+    return [normalize_event(data, position) for position, data in enumerate(events)]
+
+
+def normalize_event(data: Any, position: int) -> Event:
+    """One event at `position` of its run, validated and normalized: the one place an event is read into
+    an `Event` (a pipeline normalizes each event once: tests/test_pipeline_once.py counts the calls)."""
+    event = data if data.__class__ is dict else require_object(data, position)
+    kind = event_type_of(event, position)
+    tokens = token_count(event, position) if kind == TOKEN_USAGE else 0
+    return Event(position, event_id_of(event, position), kind, timestamp_ms_of(event, position), tokens, event)
 
 
 def require_object(event: Any, position: int) -> Mapping[str, Any]:

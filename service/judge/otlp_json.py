@@ -18,7 +18,6 @@ import msgspec
 from service.judge.otlp import SESSION_ID, DecodedBatch, make_record, record_time, session_id_text
 from service.otlp.attributes import OTLPDecodeError
 from service.otlp.json_values import (
-    UNDECODABLE,
     AnyValue,
     KeyValue,
     Message,
@@ -26,6 +25,7 @@ from service.otlp.json_values import (
     UnixNanos,
     attributes_of,
     decode_tolerating_items,
+    decoded_or_none,
     value_of,
 )
 from service.otlp.shapes import OTLP_LOGS, foreign_body
@@ -104,7 +104,7 @@ def _rebuild(request: ExportLogsServiceRequest[msgspec.Raw]) -> ExportLogsServic
             ResourceLogs(
                 resource_logs.resource,
                 [
-                    ScopeLogs([_record_or_none(raw) for raw in scope.log_records or ()])
+                    ScopeLogs([decoded_or_none(_record_decoder, raw) for raw in scope.log_records or ()])
                     for scope in resource_logs.scope_logs or ()
                 ],
             )
@@ -121,13 +121,6 @@ def _raw_records(request: ExportLogsServiceRequest[LogRecordJson | None]) -> Ite
 
 def _malformed(error: Exception) -> OTLPDecodeError:
     return OTLPDecodeError(f"invalid OTLP/JSON logs request: {error}")
-
-
-def _record_or_none(raw: msgspec.Raw) -> LogRecordJson | None:
-    try:
-        return _record_decoder.decode(raw)
-    except UNDECODABLE:
-        return None
 
 
 def _batch(request: ExportLogsServiceRequest[LogRecordJson | None]) -> DecodedBatch:

@@ -54,6 +54,16 @@ Raw = TypeVar("Raw")
 
 # msgspec raises UnicodeDecodeError for invalid UTF-8 inside a string, DecodeError for the rest.
 UNDECODABLE = (msgspec.DecodeError, RecursionError, UnicodeDecodeError)
+Item = TypeVar("Item")
+
+
+def decoded_or_none(decoder: msgspec.json.Decoder[Item], raw: msgspec.Raw) -> Item | None:
+    """One item of a request (a log record, a span) decoded; None when it does not fit its schema (the
+    request's other items are kept, and this one is counted as rejected)."""
+    try:
+        return decoder.decode(raw)
+    except UNDECODABLE:
+        return None
 
 
 def decode_tolerating_items(

@@ -18,10 +18,10 @@ from datetime import date, datetime, timedelta
 from itertools import islice
 from typing import Any
 
+from service.model import RunHeader, RunMaterial
 from service.reputation.model import ReputationEvent
-from service.services.inputs import RunSpec, SessionInput
+from service.services.receivers.whole import ingest_sessions
 from service.services.reputation import signal_event
-from service.services.runs import ingest_sessions
 from service.store import reputation as reputation_store
 from service.store.client import Store
 
@@ -175,7 +175,7 @@ def _failures(rng: random.Random, profile: Profile, day: int, events: RunEvents)
 
 def _session(
     rng: random.Random, profile: Profile, day: int, start: datetime, incident: tuple[datetime, datetime], seed: int
-) -> SessionInput:
+) -> RunMaterial:
     run_id = f"demo{seed}-{profile.identity}-{start:%Y%m%dT%H%M%S}"
     events = RunEvents(rng, start)
     events.clean_work(run_id)
@@ -186,8 +186,8 @@ def _session(
         execution = {"status": "execution_error", "stage": stage, "reason": reason, "message": "provider answered 503"}
     elif rng.random() < BACKGROUND_ERROR_RATE:
         events.staged_error(*rng.choice(BACKGROUND_ERRORS))
-    spec = RunSpec(profile.identity, run_id, rng.choice(SUITES), f"task-{rng.randint(1, 40):02d}")
-    return SessionInput(spec, events.events, execution)
+    header = RunHeader(profile.identity, run_id, rng.choice(SUITES), f"task-{rng.randint(1, 40):02d}")
+    return RunMaterial.from_events(header, events.events, execution)
 
 
 def _seconds_into(rng: random.Random, start: datetime, span_seconds: int) -> datetime:
@@ -196,7 +196,7 @@ def _seconds_into(rng: random.Random, start: datetime, span_seconds: int) -> dat
 
 def sessions(
     rng: random.Random, fleet: Sequence[Profile], options: DemoOptions, now: datetime
-) -> Iterator[SessionInput]:
+) -> Iterator[RunMaterial]:
     """Oldest day first: every identity's runs of the day; on the last day, also two runs per identity
     (harness retries) inside the incident."""
     incident_start = now - timedelta(hours=INCIDENT_HOURS_AGO)
@@ -248,7 +248,7 @@ def _signal(
     }
 
 
-def _chunks(items: Iterator[SessionInput], size: int) -> Iterator[list[SessionInput]]:
+def _chunks(items: Iterator[RunMaterial], size: int) -> Iterator[list[RunMaterial]]:
     while chunk := list(islice(items, size)):
         yield chunk
 
@@ -263,7 +263,8 @@ def _as_arrived(posted: list[ReputationEvent]) -> list[tuple[datetime, list[Repu
 
 
 def seed_demo(store: Store, tenant: str, options: DemoOptions, now: datetime, pass_threshold: float) -> DemoSummary:
-    """Stores the fleet through service.services.runs.ingest_sessions, posts the signals, refreshes the scores."""
+    """Stores the fleet as whole runs (service.services.receivers.whole), posts the signals, refreshes the
+    scores."""
     rng = random.Random(options.seed)
     fleet = profiles(rng, options.identities)
     runs = stored = 0

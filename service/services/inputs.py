@@ -10,18 +10,17 @@ column holds.
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from service.diagnosis import Event, RunInput, normalize_events
+from service.diagnosis import RunInput, normalize_events
 from service.errors import FieldError, TooLarge, field_path
 from service.ids import Identifier, ProfileName, RunIdentifier, check_id
+from service.model import RunHeader, RunMaterial, RunRecord
 from service.outcome import REASON_PATTERN, OutcomeInputError, check_outcome_inputs
 from service.priority import stepping_aside
 from service.settings import Settings
-from service.store.records import RunRecord
 from service.traces import TraceRun
 from service.vocab import STAGES, ExecutionStatus, RunKind
 
@@ -104,63 +103,8 @@ def validated(model: type[BaseModel], values: Mapping[str, Any], prefix: str = "
         raise FieldError(prefix + field_path(error["loc"]), message) from None
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    identity: str
-    run_id: str | None = None
-    suite: str = ""
-    task_id: str = ""
-    trial: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    kind: str = RunKind.RUN
-    profile: str = ""
-    parent_run_id: str = ""
-
-
 def new_run_id() -> str:
     return f"run_{uuid.uuid4().hex}"
-
-
-class _NormalizedOnce:
-    """For frozen dataclasses with `events` and `normalized`: fills `normalized` when the caller did not
-    hand over the events parsing already normalized."""
-
-    events: list[dict[str, Any]]
-    normalized: list[Event] | None
-
-    def __post_init__(self) -> None:
-        if self.normalized is None:
-            object.__setattr__(self, "normalized", normalize_events(self.events))
-
-    @property
-    def normalized_events(self) -> list[Event]:
-        assert self.normalized is not None  # filled on construction
-        return self.normalized
-
-
-@dataclass(frozen=True)
-class FinalizeRequest(_NormalizedOnce):
-    """One run to finalize: its stored (open) record, the events to diagnose, the caller's execution object."""
-
-    base: RunRecord
-    events: list[dict[str, Any]]
-    execution: dict[str, Any] | None = None
-    session_performance: dict[str, Any] | None = None
-    normalized: list[Event] | None = field(default=None, compare=False, repr=False)
-    # When the run's evidence says when it ran better than its events' times (a trace: its spans' ends).
-    started_at: datetime | None = None
-    ended_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class SessionInput(_NormalizedOnce):
-    """A whole run sent at once (POST /v1/sessions, `repute ingest`)."""
-
-    spec: RunSpec
-    events: list[dict[str, Any]]
-    execution: dict[str, Any] | None = None
-    session_performance: dict[str, Any] | None = None
-    normalized: list[Event] | None = field(default=None, compare=False, repr=False)
 
 
 def over_limit(holder: str, limit: int, unit: str, sent: str, setting: str, field: str = "") -> TooLarge:
@@ -188,8 +132,8 @@ def check_request_size(items: int, max_items: int, unit: str = "events", field: 
         raise over_limit("a request", max_items, unit, f"{items} sent", "max_events_per_request", field)
 
 
-def run_spec(fields: RunFields) -> RunSpec:
-    return RunSpec(
+def header_of_fields(fields: RunFields) -> RunHeader:
+    return RunHeader(
         identity=fields.identity,
         run_id=fields.run_id,
         suite=fields.suite or "",
@@ -201,8 +145,10 @@ def run_spec(fields: RunFields) -> RunSpec:
     )
 
 
-def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> SessionInput:
-    """Validates a parsed run for storage; errors name the field."""
+def material_of(run: RunInput, field: str = "", max_events: int = 100_000) -> RunMaterial:
+    """A parsed run validated for storage: its fields by the API's own models, its execution object by
+    `Execution`, its staged errors classifiable (SPEC §6); errors name the field. Its events were
+    normalized by the parser, once."""
     prefix = f"{field}." if field else ""
     check_run_size(len(run.events), max_events, f"{prefix}events")
     normalized = run.normalized if run.normalized is not None else normalize_events(run.events)
@@ -213,29 +159,27 @@ def session_input(run: RunInput, field: str = "", max_events: int = 100_000) -> 
     assert isinstance(fields, RunFields)
     if run.execution is not None:
         validated(Execution, run.execution, f"{prefix}execution.")
-    check_run_outcome(run.execution, run.events, prefix)
-    return SessionInput(run_spec(fields), list(run.events), run.execution, normalized=normalized)
+    check_staged_errors(run.events, prefix)
+    return RunMaterial(header_of_fields(fields), normalized, run.execution)
 
 
-def check_run_outcome(
-    execution: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], prefix: str = ""
-) -> None:
-    """Refuses, before anything is stored, what would make the run's finalize fail: an execution object or a
-    staged error_event that cannot be classified (SPEC §6)."""
+def check_staged_errors(events: Sequence[Mapping[str, Any]], prefix: str = "") -> None:
+    """Refuses, before anything is stored, a staged error_event that cannot be classified (SPEC §6): the
+    run's finalize would fail on it."""
     try:
-        check_outcome_inputs(execution, events)
+        check_outcome_inputs(None, events)
     except OutcomeInputError as exc:
         raise OutcomeInputError(prefix + exc.field, str(exc)) from None
 
 
-def session_inputs(runs: Sequence[RunInput], settings: Settings) -> list[SessionInput]:
+def materials_of(runs: Sequence[RunInput], settings: Settings) -> list[RunMaterial]:
     """The runs of one request validated for storage, within the request's caps; errors name the
     run (`sessions[2].identity`) when there are several."""
     check_batch_size(runs, settings.max_runs_per_batch, settings.max_events_per_request)
 
-    def checked(indexed: tuple[int, RunInput]) -> SessionInput:
+    def checked(indexed: tuple[int, RunInput]) -> RunMaterial:
         index, run = indexed
-        return session_input(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
+        return material_of(run, f"sessions[{index}]" if len(runs) > 1 else "", settings.max_events_per_run)
 
     return stepping_aside(checked, enumerate(runs))
 
@@ -288,10 +232,10 @@ def telemetry_refusal(run: RunRecord | None, kind: RunKind, items: int, unit: st
     return None
 
 
-def trace_spec(mapped: TraceRun) -> RunSpec:
+def trace_header(mapped: TraceRun) -> RunHeader:
     """A trace-born run's names as its spans give them (SPEC §3.4); unusable values are left out."""
     trial = mapped.trial if mapped.trial is not None and mapped.trial >= 0 else None
-    return RunSpec(
+    return RunHeader(
         identity=safe_identity(mapped.identity),
         run_id=mapped.run_id,
         suite=safe_name(mapped.suite),

@@ -16,6 +16,7 @@ from typing import Any
 
 from service.errors import FieldError
 from service.store import keys as key_store
+from service.store import writer
 from service.store.client import Store
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT, SCOPES
 
@@ -59,7 +60,7 @@ def create_key(store: Store, tenant: str, scopes: list[str], name: str, now: dat
     key_id = secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
     ordered = [s for s in SCOPES if s in scopes]
-    key_store.insert_key(
+    writer.key(
         store,
         {
             "tenant": tenant,
@@ -80,7 +81,7 @@ def revoke_key(store: Store, tenant: str | None, key_id: str, now: datetime) -> 
     row = key_store.get_key(store, key_id)
     if row is None or row["revoked_at"] is not None or (tenant is not None and row["tenant"] != tenant):
         return False
-    key_store.insert_key(store, {**row, "version": time.time_ns(), "revoked_at": now})
+    writer.key(store, {**row, "version": time.time_ns(), "revoked_at": now})
     _cache.clear()
     return True
 

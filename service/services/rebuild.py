@@ -6,7 +6,7 @@ Nothing stored is rewritten: what the model no longer emits is retracted and wha
 (service.reputation.rebuild, migrations/0010), so the scores become what a fresh finalize of the same
 runs would give. The runs are read in pages of PAGE_RUNS in run id order, each emitted again from its
 stored record (verdict, trust, event count, execution outcome, session composite) and causes
-(run_failures) exactly as the finalize does (service.services.runs.emission_view), compared with the
+(run_failures) exactly as the finalize does (service.services.finalize.emission_view), compared with the
 events stored for it, and each page's rows written in one insert through the store's idempotent path
 (a known id is skipped, tenant-scoped deduplication token). Idempotent: a second rebuild finds every run
 up to date and writes nothing; one cut short converges when run again. A run being finalized meanwhile
@@ -35,17 +35,18 @@ from typing import Any
 from uuid import UUID
 
 from service.diagnosis import Diagnosis, diagnose
+from service.model import RunRecord, RunView, next_version
 from service.outcome import classify_execution
 from service.profiles import TenantProfiles
 from service.reputation.emit import events_for_run
 from service.reputation.model import ReputationEvent
 from service.reputation.rebuild import Occupant, Plan, plan
 from service.services import profiles as profile_service
-from service.services.runs import cause_triples, emission_view, failure_rows, outcome_fields, verdict_fields
+from service.services.finalize import cause_triples, emission_view, failure_rows, outcome_fields, verdict_fields
 from service.store import reputation as reputation_store
 from service.store import runs as run_store
+from service.store import writer
 from service.store.client import Store
-from service.store.records import RunRecord, next_version
 from service.vocab import INPUT_OF_KIND, ExecutionStatus
 
 PAGE_RUNS = 500
@@ -87,7 +88,7 @@ class RebuildReport:
     runs_rediagnosed: int = 0
     runs_without_events: int = 0
 
-    def count(self, runs: list[RunRecord], changed: set[RunKey], written: list[ReputationEvent]) -> None:
+    def count(self, runs: Sequence[RunView], changed: set[RunKey], written: list[ReputationEvent]) -> None:
         self.runs_examined += len(runs)
         self.runs_changed += len(changed)
         self.events_retracted += sum(1 for event in written if event.sign < 0)
@@ -98,17 +99,17 @@ def rediagnosis(store: Store, tenant: str, pass_threshold: float, now: datetime)
     return Rediagnosis(profile_service.current(store, tenant), pass_threshold, now)
 
 
-def _key(run: RunRecord) -> RunKey:
+def _key(run: RunView) -> RunKey:
     return run.identity, run.run_id
 
 
-def _plans(store: Store, tenant: str, runs: list[RunRecord], causes: Causes) -> dict[RunKey, Plan]:
+def _plans(store: Store, tenant: str, runs: Sequence[RunView], causes: Causes) -> dict[RunKey, Plan]:
     """Each run's plan, free of occupants: the ids the plans would write are looked up (any source), and
     the rows found there are handed to the planner, which writes elsewhere and retracts them, until the
     plans' ids are all free. Each round finds at least one row more, and before issue #28 only a finite
     number of them could be posted, so the rounds end; with no occupant there is one lookup a page."""
     stored = reputation_store.run_events(store, tenant, [_key(run) for run in runs])
-    emitted = {_key(run): events_for_run(emission_view(run, causes.get(run.run_id, []))) for run in runs}
+    emitted = {_key(run): events_for_run(emission_view(tenant, run, causes.get(run.run_id, []))) for run in runs}
     occupants: defaultdict[RunKey, list[Occupant]] = defaultdict(list)
     while True:
         plans = {key: plan(stored.get(key, []), emitted[key], occupants[key]) for key in emitted}
@@ -167,7 +168,7 @@ def _by_events(runs: Sequence[RunRecord]) -> Iterator[list[RunRecord]]:
 
 
 def _rediagnose_page(
-    store: Store, tenant: str, page: list[RunRecord], how: Rediagnosis, report: RebuildReport
+    store: Store, tenant: str, page: Sequence[RunView], how: Rediagnosis, report: RebuildReport
 ) -> tuple[list[RunRecord], list[RunRecord], Causes]:
     """Diagnoses a page's finalized runs again: (the page's runs as they now stand, the new versions to
     write once their events are up to date, the new versions' causes). Their causes are replaced here."""
@@ -203,7 +204,7 @@ def rebuild(
     after = ""
     while True:
         page = run_store.runs_after(store, tenant, after, page_runs)
-        finalized = [run for run in page if run.finalized]
+        finalized: Sequence[RunView] = [run for run in page if run.finalized]
         if finalized:
             changed: list[RunRecord] = []
             causes = run_store.causes_of(store, tenant, [run.run_id for run in finalized])
@@ -211,7 +212,7 @@ def rebuild(
                 finalized, changed, fresh = _rediagnose_page(store, tenant, finalized, rediagnose, report)
                 causes |= fresh
             report.count(finalized, *_write(store, tenant, _plans(store, tenant, finalized, causes)))
-            run_store.insert_runs(store, changed)
+            writer.runs(store, changed)
         if len(page) < page_runs:
             return report
         after = page[-1].run_id

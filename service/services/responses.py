@@ -18,7 +18,7 @@ import orjson
 
 from service.diagnosis import recorded_profile
 from service.errors import FieldError
-from service.store.records import RunRecord
+from service.model import RunRecord, RunView
 from service.vocab import ExecutionStatus
 
 _SUMMARY_FIELDS = (
@@ -32,12 +32,12 @@ def _loads(text: str) -> Any:
     return orjson.loads(text) if text else None
 
 
-def has_verdict(record: RunRecord) -> bool:
+def has_verdict(record: RunView) -> bool:
     """Whether the run was judged: finalized, and not stopped by its infrastructure."""
     return record.finalized and record.execution_status != ExecutionStatus.EXECUTION_ERROR
 
 
-def run_summary(record: RunRecord) -> dict[str, Any]:
+def run_summary(record: RunView) -> dict[str, Any]:
     judged = has_verdict(record)
     return {
         **{name: getattr(record, name) for name in _SUMMARY_FIELDS},
@@ -51,7 +51,7 @@ def run_summary(record: RunRecord) -> dict[str, Any]:
 CHILD_FIELDS = ("run_id", "identity", "status", "execution_status", "trust_score", "readiness_level")
 
 
-def run_detail(record: RunRecord, children: Sequence[RunRecord] = ()) -> dict[str, Any]:
+def run_detail(record: RunRecord, children: Sequence[RunView] = ()) -> dict[str, Any]:
     """A run with its diagnosis, and the verdicts of its child runs (SPEC §3.5)."""
     diagnosis = _loads(record.diagnosis)
     return {
@@ -85,7 +85,7 @@ def _not_ours() -> FieldError:
     return FieldError("query.cursor", "cursor is not one this list returned")
 
 
-def encode_cursor(record: RunRecord) -> str:
+def encode_cursor(record: RunView) -> str:
     """The runs list after `record` (newest first: by run time, then id)."""
     return _encode("runs", int(record.run_at.timestamp() * 1000), record.run_id)
 

@@ -8,11 +8,6 @@ from service.store.client import Store
 from service.store.queries import load
 from service.store.rows import dicts
 
-TRANSITION_COLUMNS = (
-    "tenant", "alert_key", "seq", "status", "alert", "severity", "subject", "value", "baseline", "message",
-    "changed_at", "notified",
-)  # fmt: skip
-
 
 def run_rule(
     store: Store, rule: str, tenant: str, now: datetime, thresholds: Mapping[str, float | int]
@@ -51,10 +46,3 @@ def pending_transitions(store: Store, tenants: Sequence[str]) -> list[dict[str, 
         parameters={"tenants": list(tenants)},
     )
     return dicts(result)
-
-
-def insert_transitions(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
-    if rows:
-        store.insert(
-            "alert_state", [[row[c] for c in TRANSITION_COLUMNS] for row in rows], column_names=TRANSITION_COLUMNS
-        )

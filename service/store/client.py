@@ -214,7 +214,7 @@ class Store:
         """One INSERT of `rows`; on the embedded engine at write priority (see _EMBEDDED_WRITE_SETTINGS).
         The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, which was a
         query of its own before every insert)."""
-        priority = _EMBEDDED_WRITE_SETTINGS if self.settings.embedded else {}
+        priority = _EMBEDDED_WRITE_SETTINGS if self.dsn.startswith("chdb://") else {}
         key = (table, tuple(column_names))
         context = self.client.create_insert_context(
             table, column_names, column_types=self._column_types.get(key), settings={**priority, **(settings or {})}

@@ -17,9 +17,10 @@ from importlib.resources.abc import Traversable
 
 from service.reputation.model import formula_sql
 from service.settings import Settings
+from service.store import writer
 from service.store.client import Store
-from service.store.migrate import render, statements
 from service.store.queries import load
+from service.store.templates import render, statements
 
 DEFINITIONS: Traversable = files("service") / "sql" / "definitions"
 EVERY_IDENTITY = "true"
@@ -87,8 +88,6 @@ def apply_definitions(store: Store) -> list[str]:
             continue
         for statement in definition.statements:
             store.client.command(statement)
-        store.client.insert(
-            "schema_definitions", [[definition.view, definition.checksum]], column_names=["name", "checksum"]
-        )
+        writer.schema_record(store, "schema_definitions", [definition.view, definition.checksum], ("name", "checksum"))
         applied.append(f"definitions/{definition.view}")
     return applied

@@ -6,12 +6,6 @@ from typing import Any
 from service.store.client import Store
 from service.store.rows import as_utc, dicts
 
-KEY_COLUMNS = ("tenant", "key_id", "version", "name", "scopes", "key_hash", "created_at", "revoked_at")
-
-
-def insert_key(store: Store, row: dict[str, Any]) -> None:
-    store.insert("api_keys", [[row[c] for c in KEY_COLUMNS]], column_names=KEY_COLUMNS)
-
 
 def _keys(store: Store, where: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
     rows = dicts(

@@ -18,12 +18,13 @@ from importlib.resources.abc import Traversable
 
 from service.errors import MigrationError
 from service.settings import Settings
+from service.store import writer
 from service.store.client import Store, create_database, database_of
-from service.store.cluster import for_cluster
+from service.store.definitions import apply_definitions, definitions
+from service.store.templates import statements
 
 MIGRATIONS: Traversable = files("service") / "migrations"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
-_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 class NoMigrationsFound(MigrationError):
@@ -67,48 +68,8 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
-def template_values(settings: Settings) -> dict[str, str]:
-    """What each {{placeholder}} of a migration becomes. A line starting with {{embedded_only}}, a whole
-    statement, runs on the embedded engine only: on a server it becomes a comment, which is not executed."""
-    return {
-        "embedded_only": "" if settings.embedded else "-- on the embedded engine only: ",
-        "on_cluster": f"ON CLUSTER {settings.cluster}" if settings.cluster else "",
-        "replicated": "Replicated" if settings.cluster else "",
-        "run_events_ttl_days": str(int(settings.run_events_ttl_days)),
-        "reputation_refresh_seconds": str(int(settings.reputation_refresh_seconds)),
-        "reputation_half_life_days": repr(float(settings.reputation_half_life_days or 0)),
-    }
-
-
-def render(sql: str, values: dict[str, str]) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        return values[match.group(1)]
-
-    return _PLACEHOLDER.sub(substitute, sql)
-
-
-def statements(sql: str, settings: Settings, database: str) -> list[str]:
-    """A template's statements rendered for the settings' deployment: as written, or for the cluster
-    (service.store.cluster)."""
-    rendered = split_statements(render(sql, template_values(settings)))
-    if not settings.cluster:
-        return rendered
-    return [each for statement in rendered for each in for_cluster(statement, database)]
-
-
 def _record_table(settings: Settings, database: str) -> list[str]:
     return statements(_RECORD_TABLE, settings, database)
-
-
-def split_statements(sql: str) -> list[str]:
-    """Statements end with `;` at the end of a line; comment-only chunks are dropped."""
-    chunks = re.split(r";\s*$", sql, flags=re.MULTILINE)
-    statements = []
-    for chunk in chunks:
-        code = "\n".join(line for line in chunk.splitlines() if not line.strip().startswith("--")).strip()
-        if code:
-            statements.append(code)
-    return statements
 
 
 def _sql_files(source: Traversable) -> list[Traversable]:
@@ -160,14 +121,11 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
             continue
         for statement in statements(migration.sql, store.settings, store.database):
             client.command(statement)
-        client.insert(
-            "schema_migrations",
-            [[migration.version, migration.name, migration.checksum]],
-            column_names=["version", "name", "checksum"],
-        )
+        writer.schema_record(
+            store, "schema_migrations", [migration.version, migration.name, migration.checksum],
+            ("version", "name", "checksum"),
+        )  # fmt: skip
         applied.append(migration.name)
-    from service.store.definitions import apply_definitions  # it renders with this module: imported once both are
-
     applied += apply_definitions(store)
     if applied:
         store.forget_column_types()
@@ -184,8 +142,6 @@ def every_statement(settings: Settings, source: Traversable = MIGRATIONS) -> Ite
     for migration in discover(source):
         yield f"-- {migration.file_name}"
         yield from statements(migration.sql, settings, database)
-    from service.store.definitions import definitions
-
     for definition in definitions(settings, database):
         yield f"-- definitions/{definition.view}.sql"
         yield from definition.statements

@@ -5,15 +5,11 @@ from datetime import datetime
 
 from service.diagnosis import Profile
 from service.profiles import Placed
+from service.store import writer
 from service.store.client import Store
 from service.store.queries import load
 from service.store.records import next_version
 from service.store.rows import dicts
-
-COLUMNS = (
-    "tenant", "name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "identities", "inputs",
-    "version",
-)  # fmt: skip
 
 
 def set_profile(store: Store, tenant: str, placed: Placed, now: datetime) -> None:
@@ -22,7 +18,7 @@ def set_profile(store: Store, tenant: str, placed: Placed, now: datetime) -> Non
         tenant, profile.name, profile.tokens_high, profile.tokens_critical, profile.tokens_per_point,
         profile.duplicates, list(placed.identities), list(placed.inputs), next_version(now),
     ]  # fmt: skip
-    store.insert("diagnosis_profiles", [row], column_names=COLUMNS)
+    writer.profile(store, row)
 
 
 def tenant_profiles(store: Store, tenant: str) -> list[Placed]:

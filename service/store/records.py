@@ -1,97 +1,41 @@
-"""The stored run as one typed record, and its mapping to the `runs` table's columns.
+"""The stored run (service.model) and the rows of the `runs` table: a record's values in column order, and
+a record or a list's summary from a row read back."""
 
-A run is a row per version (open, then finalized; ReplacingMergeTree by `version`). Adding a column is
-one field here plus a migration that adds it. The six dimension scores are columns named after the
-detector registry's dimensions (`service.diagnosis.DIMENSIONS`): a new detector's dimension needs
-`ALTER TABLE runs ADD COLUMN <dimension> UInt8` in a new migration (tests/test_registry.py says so).
-"""
-
-import threading
-from dataclasses import dataclass, field, fields, replace
-from datetime import datetime
 from typing import Any
 
 from service.diagnosis import DIMENSIONS
+from service.model import RUN_COLUMNS, SUMMARY_COLUMNS, RunRecord, RunSummary, next_version
+from service.model.record import summary_of
 from service.store.rows import as_utc
-from service.vocab import RunKind, RunStatus
 
+__all__ = ["RUN_COLUMNS", "SUMMARY_COLUMNS", "RunRecord", "RunSummary", "next_version", "run_record", "run_row",
+           "summary_of", "summary_row"]  # fmt: skip
 
-@dataclass(slots=True)
-class RunRecord:
-    tenant: str
-    run_id: str
-    identity: str
-    created_at: datetime
-    run_at: datetime
-    version: int = 0
-    kind: str = RunKind.RUN
-    suite: str = ""
-    task_id: str = ""
-    trial: int | None = None
-    metadata: str = "{}"  # canonical JSON text
-    started_at: datetime | None = None
-    ended_at: datetime | None = None
-    finalized_at: datetime | None = None
-    status: str = RunStatus.OPEN
-    execution_status: str = ""
-    failure_stage: str = ""
-    failure_reason_code: str = ""
-    failure_message: str = ""
-    score: float = 0.0
-    caller_score: float | None = None  # the caller's execution score, when it decided the outcome (0015)
-    trust_score: int | None = None
-    readiness: str = ""
-    primary_failure: str = ""
-    dimension_scores: dict[str, int] = field(default_factory=dict)
-    session_composite: float | None = None
-    session_performance: str = ""  # canonical JSON text, "" when the run is not a session
-    event_count: int = 0
-    tool_calls: int = 0
-    errors: int = 0
-    total_tokens: int = 0
-    diagnosis: str = ""  # the canonical diagnosis JSON
-    diagnosis_hash: str = ""
-    content_hash: str = ""  # of the events it was finalized from (service.services.runs.content_hash)
-    profile: str = ""  # the diagnosis profile the run names itself (SPEC §3.1), '' when none
-    parent_run_id: str = ""  # the run this one is part of (SPEC §3.5), '' when none (0017)
-
-    @property
-    def finalized(self) -> bool:
-        return self.status == RunStatus.FINALIZED
-
-    def with_version(self, version: int, **changes: Any) -> "RunRecord":
-        return replace(self, version=version, **changes)
-
-
-_SCALAR_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name != "dimension_scores")
-RUN_COLUMNS: tuple[str, ...] = _SCALAR_FIELDS + DIMENSIONS
+_SCALAR_COLUMNS = tuple(name for name in RUN_COLUMNS if name not in DIMENSIONS)
 _TIME_FIELDS = ("created_at", "started_at", "ended_at", "run_at", "finalized_at")
 
 
 def run_row(record: RunRecord) -> list[Any]:
     """The record's values in RUN_COLUMNS order (a missing dimension score is 0: an open run has none)."""
     scores = record.dimension_scores
-    return [getattr(record, name) for name in _SCALAR_FIELDS] + [scores.get(name, 0) for name in DIMENSIONS]
+    return [getattr(record, name) for name in _SCALAR_COLUMNS] + [scores.get(name, 0) for name in DIMENSIONS]
 
 
 def run_record(row: dict[str, Any]) -> RunRecord:
-    """A record from a row of (some of) RUN_COLUMNS; the columns a query left out keep their defaults."""
-    values = {name: row[name] for name in _SCALAR_FIELDS if name in row}
+    """A whole record from a row of every one of RUN_COLUMNS. A row missing one is a query's mistake, never
+    a default: a record whose content_hash read as '' would silently skip the repost check."""
+    missing = [name for name in RUN_COLUMNS if name not in row]
+    if missing:
+        raise ValueError(f"a runs query left out {', '.join(missing)}: read RUN_COLUMNS, or a RunSummary")
+    values = {name: row[name] for name in _SCALAR_COLUMNS}
     for name in _TIME_FIELDS:
-        if name in values:
-            values[name] = as_utc(values[name])
-    scores = {name: row[name] for name in DIMENSIONS if name in row}
-    values.setdefault("tenant", "")
-    return RunRecord(**values, dimension_scores=scores)
+        values[name] = as_utc(values[name])
+    return RunRecord(**values, dimension_scores={name: row[name] for name in DIMENSIONS})
 
 
-_version_lock = threading.Lock()
-_last_version = 0
-
-
-def next_version(now: datetime) -> int:
-    """Strictly increasing row versions within the process (microseconds, bumped on ties)."""
-    global _last_version
-    with _version_lock:
-        _last_version = max(_last_version + 1, int(now.timestamp() * 1_000_000))
-        return _last_version
+def summary_row(row: dict[str, Any]) -> RunSummary:
+    """A list's row (every one of SUMMARY_COLUMNS; others are ignored)."""
+    values = {name: row[name] for name in SUMMARY_COLUMNS}
+    for name in ("created_at", "run_at", "finalized_at"):
+        values[name] = as_utc(values[name])
+    return RunSummary(**values)

@@ -35,6 +35,7 @@ from service.reputation import model
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent
 from service.reputation.rebuild import Occupant
 from service.settings import Settings
+from service.store import writer
 from service.store.client import Store
 from service.store.definitions import formula_query
 from service.store.keyed_locks import KeyedLocks
@@ -42,10 +43,6 @@ from service.store.queries import load
 from service.store.rows import as_utc, dicts
 from service.vocab import IDENTITY_SORTS
 
-EVENT_COLUMNS = (
-    "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
-    "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped", "sign",
-)  # fmt: skip
 # One per tenant: a tenant's inserts never wait behind another tenant's.
 INSERTS = KeyedLocks()
 
@@ -137,21 +134,12 @@ def _write(
     store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], capped: set[EventKey], cap: Cap | None
 ) -> None:
     """The rows, with the batch's arrival as their inserted_at when capped by arrival (else the insert's time)."""
-    arrival = [] if cap is None else [cap.arrived_at]
-    store.insert(
-        "reputation_events",
-        [
-            [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
-             e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign,
-             *arrival]
-            for e in events
-        ],
-        column_names=EVENT_COLUMNS if cap is None else (*EVENT_COLUMNS, "inserted_at"),
-        settings={
-            "insert_deduplication_token": _deduplication_token(tenant, events),
-            "deduplicate_blocks_in_dependent_materialized_views": 1,
-        },
-    )  # fmt: skip
+    rows = [
+        [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
+         e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign]
+        for e in events
+    ]  # fmt: skip
+    writer.reputation_events(store, rows, _deduplication_token(tenant, events), None if cap is None else cap.arrived_at)
 
 
 def _insert(
@@ -238,11 +226,7 @@ def set_credibility(store: Store, tenant: str, source: str, credibility: float, 
     ones included, from the next read on."""
     if not (math.isfinite(credibility) and 0 <= credibility <= 1):
         raise ValueError("credibility must be a number in [0, 1]")
-    store.insert(
-        "source_credibility",
-        [[tenant, source, float(credibility), now]],
-        column_names=["tenant", "source", "credibility", "updated_at"],
-    )
+    writer.credibility(store, tenant, source, float(credibility), now)
 
 
 def list_sources(store: Store, tenant: str) -> list[dict[str, Any]]:
@@ -267,11 +251,7 @@ def sync_half_life(store: Store, settings: Settings) -> bool:
     wanted = settings.reputation_half_life_days
     if half_life(store) == wanted:
         return False
-    store.insert(
-        "reputation_model",
-        [[float(wanted or 0), datetime.now(UTC)]],
-        column_names=["half_life_days", "updated_at"],
-    )
+    writer.half_life(store, float(wanted or 0), datetime.now(UTC))
     return True
 
 

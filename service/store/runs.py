@@ -8,31 +8,44 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Cause, Event
+from service.store import writer
 from service.store.client import Store
-from service.store.migrate import render
 from service.store.queries import load
-from service.store.records import RUN_COLUMNS, RunRecord, run_record, run_row
+from service.store.records import RUN_COLUMNS, SUMMARY_COLUMNS, RunRecord, RunSummary, run_record, summary_row
 from service.store.rows import as_utc, dicts, epoch_ms
-
-EVENT_COLUMNS = ("tenant", "run_id", "seq", "event_id", "event_type", "timestamp", "payload", "ingested_at")
-FAILURE_COLUMNS = (
-    "tenant", "run_id", "position", "identity", "run_at", "failure_type", "severity", "impact_score",
-    "is_primary", "description", "causal_chain", "evidence", "remediation",
-)  # fmt: skip
+from service.store.templates import render
 
 
-def event_rows(tenant: str, run_id: str, normalized: Sequence[Event], first_seq: int, now: datetime) -> list[list[Any]]:
-    """Rows of run_events for normalized events that start at position `first_seq` of the run. Times are
-    epoch milliseconds, the columns' own encoding: the driver writes them as they are instead of
-    converting 10,000s of datetimes per batch."""
+def event_rows(
+    tenant: str, run_id: str, events: Sequence[Event], payloads: Sequence[bytes], first_seq: int, now: datetime
+) -> list[list[Any]]:
+    """Rows of run_events for normalized events (and their payloads, serialized once by the run's material)
+    that start at position `first_seq` of the run. Times are epoch milliseconds, the columns' own encoding:
+    the driver writes them as they are instead of converting 10,000s of datetimes per batch."""
     ingested_at = epoch_ms(now)
     return [
         [
             tenant, run_id, seq, event.event_id if "event_id" in event.data else f"event_{seq}", event.type,
-            event.timestamp_ms, orjson.dumps(event.data).decode(), ingested_at,
+            event.timestamp_ms, payload.decode(), ingested_at,
         ]
-        for seq, event in enumerate(normalized, first_seq)
+        for seq, (event, payload) in enumerate(zip(events, payloads, strict=True), first_seq)
     ]  # fmt: skip
+
+
+def stored_events(store: Store, tenant: str, run_id: str) -> tuple[list[Event], list[bytes]]:
+    """A run's events as they were stored (normalized when they came: their type, id and time are read back,
+    not read again from the payload), and each one's payload as stored."""
+    result = store.client.query(
+        "SELECT seq, event_id, event_type, toUnixTimestamp64Milli(timestamp), payload FROM run_events"
+        " WHERE tenant = {tenant:String} AND run_id = {run_id:String} ORDER BY seq LIMIT 1 BY seq",
+        parameters={"tenant": tenant, "run_id": run_id},
+    )
+    events, payloads = [], []
+    for seq, event_id, event_type, timestamp_ms, payload in result.result_rows:
+        encoded = payload.encode()
+        events.append(Event(seq, event_id, event_type, timestamp_ms, 0, orjson.loads(encoded)))
+        payloads.append(encoded)
+    return events, payloads
 
 
 def failure_rows(record: RunRecord, causes: Sequence[Cause]) -> list[list[Any]]:
@@ -51,11 +64,6 @@ def failure_rows(record: RunRecord, causes: Sequence[Cause]) -> list[list[Any]]:
 
 
 _SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
-
-
-def insert_runs(store: Store, records: Sequence[RunRecord]) -> None:
-    if records:
-        store.insert("runs", [run_row(record) for record in records], column_names=RUN_COLUMNS)
 
 
 def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
@@ -92,16 +100,6 @@ def next_event_seq(store: Store, tenant: str, run_id: str) -> int:
     )
 
 
-def insert_events(store: Store, rows: Sequence[Sequence[Any]]) -> None:
-    """One INSERT, one block: a batch of events is written whole or not at all."""
-    if rows:
-        store.insert("run_events", list(rows), column_names=EVENT_COLUMNS)
-
-
-def load_event_payloads(store: Store, tenant: str, run_id: str) -> list[dict[str, Any]]:
-    return event_payloads(store, tenant, [run_id]).get(run_id, [])
-
-
 def event_payloads(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """The stored events of some runs, each run's in order; a run without any (its events' TTL has passed)
     is left out."""
@@ -130,11 +128,6 @@ def list_events(store: Store, tenant: str, run_id: str, first_seq: int, limit: i
     ]
 
 
-def insert_failures(store: Store, rows: Sequence[Sequence[Any]]) -> None:
-    if rows:
-        store.insert("run_failures", list(rows), column_names=FAILURE_COLUMNS)
-
-
 def replace_failures(store: Store, tenant: str, run_ids: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """The causes of some runs re-diagnosed (the rebuild): their rows are deleted, then `rows` inserted. Rows
     are keyed by position, so a run with fewer causes than before would otherwise keep its last old ones."""
@@ -143,7 +136,7 @@ def replace_failures(store: Store, tenant: str, run_ids: Sequence[str], rows: Se
         " AND run_id IN {run_ids:Array(String)}",
         parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
-    insert_failures(store, rows)
+    writer.failures(store, rows)
 
 
 # The runs list's filters (sql/runs_filters/<name>.sql), rendered into both of its queries so that both
@@ -152,9 +145,11 @@ RUNS_FILTERS = ("unchanging", "window", "verdict")
 
 
 @cache
-def runs_list_query(name: str) -> str:
-    """sql/<name>.sql (runs_list or runs_list_newest) with the runs list's filters rendered in."""
-    return render(load(name), {part: f"(\n{load(f'runs_filters/{part}').strip()}\n)" for part in RUNS_FILTERS})
+def summary_query(name: str) -> str:
+    """sql/<name>.sql with {{summary_columns}} (a list's row: service.model.RunSummary) and the runs list's
+    filters rendered in."""
+    filters = {part: f"(\n{load(f'runs_filters/{part}').strip()}\n)" for part in RUNS_FILTERS}
+    return render(load(name), {**filters, "summary_columns": ", ".join(SUMMARY_COLUMNS)})
 
 
 # How many of the newest versions a page of the runs list reads, per run shown, before it reads them all
@@ -178,7 +173,7 @@ def list_runs(
     until: datetime | None = None,
     after: tuple[datetime, str] | None = None,
     limit: int = 50,
-) -> list[RunRecord]:
+) -> list[RunSummary]:
     """Runs newest first (by run time, then id); `after` is the (run_at, run_id) of the last row seen.
     A page comes from the newest versions when they hold it whole (sql/runs_list_newest.sql), else from
     every version (sql/runs_list.sql)."""
@@ -201,20 +196,20 @@ def list_runs(
         page = _page_of_newest(store, parameters, per_run * limit, limit)
         if page is not None:
             return page
-    return [run_record(row) for row in dicts(store.client.query(runs_list_query("runs_list"), parameters=parameters))]
+    return [summary_row(row) for row in dicts(store.client.query(summary_query("runs_list"), parameters=parameters))]
 
 
-def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, limit: int) -> list[RunRecord] | None:
+def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, limit: int) -> list[RunSummary] | None:
     """The page from the newest `candidates` versions (sql/runs_list_newest.sql); None when they are not
     every version there is and do not fill the page. A full page is exact: each run shown is at least as new
     as the oldest candidate, and any run newer than that has its latest version among them."""
     rows = dicts(
-        store.client.query(runs_list_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
+        store.client.query(summary_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
     )
     shown = [row for row in rows if row.pop("shown")][:limit]
     if len(rows) == candidates and len(shown) < limit:
         return None
-    return [run_record(row) for row in shown]
+    return [summary_row(row) for row in shown]
 
 
 def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]:
@@ -227,16 +222,16 @@ def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]
     return int(runs), int(identities), as_utc(last_finalized) if last_finalized else None
 
 
-def suite_runs(store: Store, tenant: str, suite: str) -> list[RunRecord]:
-    result = store.client.query(load("suite_runs"), parameters={"tenant": tenant, "suite": suite})
-    return [run_record(row) for row in dicts(result)]
+def suite_runs(store: Store, tenant: str, suite: str) -> list[RunSummary]:
+    result = store.client.query(summary_query("suite_runs"), parameters={"tenant": tenant, "suite": suite})
+    return [summary_row(row) for row in dicts(result)]
 
 
-def runs_after(store: Store, tenant: str, after: str, limit: int) -> list[RunRecord]:
+def runs_after(store: Store, tenant: str, after: str, limit: int) -> list[RunSummary]:
     """The next `limit` runs of the tenant after run id `after` ('' first), in run id order, every status:
     the latest version of each with what reputation emission needs (sql/runs_after.sql)."""
-    result = store.client.query(load("runs_after"), parameters={"tenant": tenant, "after": after, "limit": limit})
-    return [run_record(row) for row in dicts(result)]
+    parameters = {"tenant": tenant, "after": after, "limit": limit}
+    return [summary_row(row) for row in dicts(store.client.query(summary_query("runs_after"), parameters=parameters))]
 
 
 def causes_of(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, list[tuple[str, str, int]]]:

@@ -2,17 +2,9 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from service.store.client import Store
 from service.store.queries import load
-
-RECORD_COLUMNS = ("tenant", "session_id", "record_id", "time_unix_nano", "payload", "ingested_at", "event_count")
-
-
-def insert_records(store: Store, rows: Sequence[Sequence[Any]]) -> None:
-    if rows:
-        store.insert("session_records", list(rows), column_names=RECORD_COLUMNS)
 
 
 def load_payloads(store: Store, tenant: str, session_id: str) -> list[bytes]:

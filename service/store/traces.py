@@ -3,15 +3,10 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from service.store.client import Store
 from service.store.queries import load
 
-SPAN_COLUMNS = (
-    "tenant", "trace_id", "span_key", "span_id", "conversation_id", "start_unix_nano", "end_unix_nano", "is_root",
-    "payload", "ingested_at",
-)  # fmt: skip
 # The order spans are ranked in when they name a conversation: roots first, then start, end, span id.
 ConversationRank = tuple[bool, int, int, str]
 
@@ -31,12 +26,6 @@ class StoredTrace:
     @property
     def run_id(self) -> str:
         return self.conversation or self.trace_id
-
-
-def insert_spans(store: Store, rows: Sequence[Sequence[Any]]) -> None:
-    """One INSERT, one block: a request's spans are stored whole or not at all."""
-    if rows:
-        store.insert("spans", list(rows), column_names=SPAN_COLUMNS)
 
 
 def stored_traces(store: Store, tenant: str = "", trace_ids: Sequence[str] = ()) -> list[StoredTrace]:

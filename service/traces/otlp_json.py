@@ -20,13 +20,13 @@ import msgspec
 # The logs decoder's value structs and their coercion: one reading of OTLP attribute values.
 from service.otlp.attributes import Attributes
 from service.otlp.json_values import (
-    UNDECODABLE,
     KeyValue,
     Message,
     Resource,
     UnixNanos,
     attributes_of,
     decode_tolerating_items,
+    decoded_or_none,
 )
 from service.otlp.shapes import OTLP_TRACES, foreign_body
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
@@ -121,7 +121,7 @@ def _rebuild(request: ExportTraceServiceRequest[msgspec.Raw]) -> ExportTraceServ
             ResourceSpans(
                 resource_spans.resource,
                 [
-                    ScopeSpans([_span_or_none(raw) for raw in scope.spans or ()])
+                    ScopeSpans([decoded_or_none(_span_decoder, raw) for raw in scope.spans or ()])
                     for scope in resource_spans.all_scope_spans
                 ],
             )
@@ -132,13 +132,6 @@ def _rebuild(request: ExportTraceServiceRequest[msgspec.Raw]) -> ExportTraceServ
 
 def _malformed(error: Exception) -> TraceDecodeError:
     return TraceDecodeError(f"invalid OTLP/JSON traces request: {error}")
-
-
-def _span_or_none(raw: msgspec.Raw) -> SpanJson | None:
-    try:
-        return _span_decoder.decode(raw)
-    except UNDECODABLE:
-        return None
 
 
 def _span(raw: SpanJson | None, resource_attributes: Attributes) -> Span:

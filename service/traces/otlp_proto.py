@@ -1,32 +1,28 @@
 """OTLP/HTTP protobuf traces bodies, decoded into the same spans as their JSON form."""
 
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from service.otlp.attributes import Attributes
-from service.otlp.proto_values import attributes_of
+from service.otlp.proto_values import attributes_of, parse_request, resource_items
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
 
 def decode_protobuf_traces(data: bytes) -> DecodedSpans:
     """One ExportTraceServiceRequest in binary protobuf; raises TraceDecodeError when it is not one."""
-    request = ExportTraceServiceRequest()
-    try:
-        request.ParseFromString(data)
-    except (DecodeError, RecursionError) as error:
-        raise TraceDecodeError(f"invalid OTLP/protobuf traces request: {error}") from None
+    request = parse_request(ExportTraceServiceRequest(), data, _refused)
     decoded = DecodedSpans()
-    for resource_spans in request.resource_spans:
-        resource_attributes = attributes_of(resource_spans.resource.attributes)
-        for scope_spans in resource_spans.scope_spans:
-            for raw in scope_spans.spans:
-                try:
-                    decoded.spans.append(_span(raw, resource_attributes))
-                except SpanRejected as rejection:
-                    decoded.rejected[str(rejection)] += 1
+    for resource_attributes, raw in resource_items(request.resource_spans, "scope_spans", "spans"):
+        try:
+            decoded.spans.append(_span(raw, resource_attributes))
+        except SpanRejected as rejection:
+            decoded.rejected[str(rejection)] += 1
     return decoded
+
+
+def _refused(reason: str) -> TraceDecodeError:
+    return TraceDecodeError(f"invalid OTLP/protobuf traces request: {reason}")
 
 
 def _span(raw: SpanProto, resource_attributes: Attributes) -> Span:

@@ -9,10 +9,9 @@ from service.api import otlp_http
 from service.api.deps import Ingest, Writing, WritingDep
 from service.api.routing import KeyFirstRoute
 from service.judge import decode_json_body, decode_protobuf_body
-from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
 from service.otlp.gzip import gunzip_body
 from service.services.inputs import Received
-from service.services.log_sessions import receive
+from service.services.receivers.otlp_logs import receive
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
@@ -25,15 +24,8 @@ router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
                **otlp_http.REFUSALS},
 )  # fmt: skip
 async def post_logs(request: Request, principal: Ingest, writing: WritingDep) -> Response:
-    body = await otlp_http.read_body(request)
-    job = partial(_receive, writing, principal.tenant, body)
-    try:
-        received = await writing.writes.run(principal.tenant, job)
-    except InflatedTooLarge as exc:
-        raise otlp_http.inflated_too_large(exc, body.protobuf) from exc
-    except OTLPDecodeError as exc:
-        return otlp_http.bad_request(str(exc), body.protobuf)
-    writing.metrics.events_ingested.inc(received.accepted)
+    job = partial(_receive, writing, principal.tenant)
+    body, received = await otlp_http.receive(request, writing.writes, writing.metrics, principal.tenant, job)
     answer = logs_service_pb2.ExportLogsServiceResponse()
     return otlp_http.partial_success(answer, "rejected_log_records", received, body.protobuf)
 

@@ -14,8 +14,9 @@ from service.api.routing import KeyFirstRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
 from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
-from service.services import runs
-from service.services.inputs import RunFields, run_spec
+from service.services import finalize, runs
+from service.services.inputs import RunFields, header_of_fields
+from service.services.receivers import stream
 from service.services.responses import (
     decode_cursor,
     encode_cursor,
@@ -38,7 +39,7 @@ EVENTS_BODY = request_body(
 
 @router.post("/runs", status_code=201, response_model=RunDetail, summary="Open a run", responses=CONFLICT)
 async def open_run(body: RunFields, principal: Ingest, writing: WritingDep) -> Any:
-    job = partial(runs.open_run, writing.store, principal.tenant, run_spec(body), writing.now)
+    job = partial(stream.open_run, writing.store, principal.tenant, header_of_fields(body), writing.now)
     return run_detail(await writing.writes.run(principal.tenant, job))
 
 
@@ -51,7 +52,7 @@ async def open_run(body: RunFields, principal: Ingest, writing: WritingDep) -> A
 )
 async def append_events(run_id: str, request: Request, principal: Ingest, writing: WritingDep) -> Any:
     body = await request.body()
-    append = partial(runs.append_posted, writing.store, principal.tenant, run_id, body, writing.settings, writing.now)
+    append = partial(stream.append_posted, writing.store, principal.tenant, run_id, body, writing.settings, writing.now)
     appended = await writing.writes.run(principal.tenant, append)
     writing.metrics.events_ingested.inc(appended.accepted)
     return {"run_id": run_id, "accepted": appended.accepted, "event_count": appended.event_count}
@@ -66,7 +67,7 @@ async def append_events(run_id: str, request: Request, principal: Ingest, writin
 async def finalize_run(run_id: str, principal: Ingest, writing: WritingDep, body: FinalizeBody | None = None) -> Any:
     execution = body.execution.model_dump(exclude_none=True) if body and body.execution else None
     store, threshold = writing.store, writing.settings.quality_pass_threshold
-    job = partial(runs.finalize_run, store, principal.tenant, run_id, execution, writing.now, threshold)
+    job = partial(finalize.finalize_run, store, principal.tenant, run_id, execution, writing.now, threshold)
     record = await writing.writes.run(principal.tenant, job)
     children = await run_in_threadpool(runs.child_runs, store, principal.tenant, run_id)
     writing.metrics.runs_finalized.inc(1 + len(children))

@@ -17,8 +17,8 @@ from service.api.state import StoreHolder
 from service.api.writes import GroupKind
 from service.errors import ClientError
 from service.services.inputs import SessionBody
+from service.services.receivers.whole import Ingested, ingest_batch, ingest_posted
 from service.services.responses import run_summary
-from service.services.runs import Ingested, ingest_batch, ingest_posted
 from service.settings import Settings
 
 router = APIRouter(prefix="/v1", tags=["sessions"], route_class=KeyFirstRoute)

@@ -9,8 +9,8 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from service.api import otlp_http
 from service.api.deps import Ingest, Writing, WritingDep
 from service.api.routing import KeyFirstRoute
-from service.services.traces import TracesReceived, receive
-from service.traces import InflatedTooLarge, TraceDecodeError, decode_traces_body
+from service.services.receivers.otlp_traces import TracesReceived, receive
+from service.traces import decode_traces_body
 
 router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
 
@@ -23,15 +23,8 @@ router = APIRouter(tags=["otlp"], route_class=KeyFirstRoute)
                **otlp_http.REFUSALS},
 )  # fmt: skip
 async def post_traces(request: Request, principal: Ingest, writing: WritingDep) -> Response:
-    body = await otlp_http.read_body(request)
-    job = partial(_receive, writing, principal.tenant, body)
-    try:
-        received = await writing.writes.run(principal.tenant, job)
-    except InflatedTooLarge as exc:
-        raise otlp_http.inflated_too_large(exc, body.protobuf) from exc
-    except TraceDecodeError as exc:
-        return otlp_http.bad_request(str(exc), body.protobuf)
-    writing.metrics.events_ingested.inc(received.accepted)
+    job = partial(_receive, writing, principal.tenant)
+    body, received = await otlp_http.receive(request, writing.writes, writing.metrics, principal.tenant, job)
     settle_at = writing.now + timedelta(seconds=writing.settings.trace_settle_seconds)
     for run_id in received.rooted_runs:
         request.app.state.settle_timer.at((principal.tenant, run_id), settle_at)

@@ -1,7 +1,7 @@
 """OTLP log sessions (SPEC §3.2, §5). Records received over /v1/logs are stored per `session.id`; each
 session is a run (run_id = session id, kind "session") that is finalized explicitly or, once it has
-been idle long enough, by the sweeper; finalizing diagnoses the mapped events and scores the session
-(see service.services.runs.finalize_run)."""
+been idle long enough, by the sweeper; finalizing maps the records to run events once, diagnoses them and
+scores the session (service/services/assembly.py, finalize.py)."""
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -14,13 +14,15 @@ from service.diagnosis.events import timestamp_ms_of
 from service.ids import RUN_ID_RULE, is_run_id
 from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumulator, group_by_session, to_run_events
 from service.judge.records import encode_record, record_id
+from service.model import RunHeader
 from service.otlp.redaction import redacted_attributes
-from service.services import runs
-from service.services.inputs import Received, RunSpec, safe_identity, telemetry_refusal
+from service.services.assembly import new_record
+from service.services.inputs import Received, safe_identity, telemetry_refusal
 from service.services.locks import holding
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store import sessions as session_store
+from service.store import writer
 from service.store.client import Store
 from service.store.rows import to_millis
 from service.vocab import TIME_RULE, RunKind
@@ -74,12 +76,12 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, setti
                 continue
             if run is None:
                 identity = safe_identity(_identity(records, rule))
-                spec = RunSpec(identity=identity, run_id=session_id, kind=RunKind.SESSION)
-                opened.append(runs.new_record(tenant, spec, session_id, now))
+                header = RunHeader(identity=identity, run_id=session_id, kind=RunKind.SESSION)
+                opened.append(new_record(tenant, header, session_id, now))
             rows.extend(_record_rows(tenant, session_id, records, event_counts, now))
             received.accepted += len(records)
-        session_store.insert_records(store, rows)
-        run_store.insert_runs(store, opened)
+        writer.session_records(store, rows)
+        writer.runs(store, opened)
     return received
 
 

@@ -23,12 +23,13 @@ import msgspec
 from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
 from service.otlp.redaction import redacted, redacted_attributes
-from service.services import runs
+from service.services.finalize import finalize_run
 from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store import traces as trace_store
+from service.store import writer
 from service.store.client import Store
 from service.store.rows import to_millis
 from service.store.traces import ConversationRank, StoredTrace
@@ -95,7 +96,7 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
             received.accepted += len(spans)
             if any(span.is_root for span in spans) or any(stored[t].rooted for t in trace_ids if t in stored):
                 received.rooted_runs.add(run_id)
-        trace_store.insert_spans(store, rows)
+        writer.spans(store, rows)
     return received
 
 
@@ -147,7 +148,7 @@ def finalize_if_settled(
         return Settling(False, last_seen + settle)
     if run_store.run_states(store, tenant, [run_id]).get(run_id) == RunStatus.FINALIZED:
         return Settling(False, None)
-    runs.finalize_run(store, tenant, run_id, None, now, pass_threshold)
+    finalize_run(store, tenant, run_id, None, now, pass_threshold)
     return Settling(True, None)
 
 
