@@ -102,8 +102,7 @@ exclude-operators = [{excluded}]
 
 
 def _copy_tree(home: Path, revision: str | None) -> None:
-    """The tracked files of this checkout, as in the working tree or at `revision`, under home/repute,
-    with `shared` beside it as beside the checkout."""
+    """The tracked files of this checkout, as in the working tree or at `revision`, under home/repute."""
     tree = home / "repute"
     shutil.rmtree(home, ignore_errors=True)
     tree.mkdir(parents=True)
@@ -117,7 +116,6 @@ def _copy_tree(home: Path, revision: str | None) -> None:
             if path.exists() or path.is_symlink():
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, copy, follow_symlinks=False)
-    (home / "shared").symlink_to((ROOT.parent / "shared").resolve())
 
 
 def _original(module: str, revision: str | None) -> bytes:

@@ -8,9 +8,9 @@ import orjson
 import pytest
 
 from service.diagnosis import FAILURE_TYPES, diagnose, parse_run
+from tests.conftest import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
 def _run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

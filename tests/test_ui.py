@@ -1,5 +1,5 @@
 """The run explorer (/ui) in a real browser: Debian's headless chromium driven by Playwright, against
-the live server seeded with the shared fixtures. Every number the pages show is checked against the
+the live server seeded with the fixtures of tests/data. Every number the pages show is checked against the
 API's own answer; any console error or uncaught exception fails the test. Screenshots of the run
 detail and the agent health page are written to test-artifacts/ for a person to look at."""
 
@@ -71,7 +71,7 @@ def _tenant(base_url: str, store: Store) -> Tenant:
 
 
 def _seed_otlp_session(store: Store, tenant: str) -> None:
-    """An OpenTelemetry session with its performance score, scored by the judge from the shared log."""
+    """An OpenTelemetry session with its performance score, scored by the judge from the fixture log."""
     score = judge_log_file(FIXTURES / "otlp_claude_code.jsonl", OTLP_SESSION, workers=1).score
     spec = RunHeader(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
     events = [

@@ -2,11 +2,12 @@
 exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans), an OTLP/JSON document (Tempo's
 exports included), and trace exports of other formats: a Jaeger query-API export, OTel SDK spans as
 frameworks save them (SPEC §3.4 "Other trace formats"), converted to spans and sent as OTLP.
-Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch."""
+Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch. The summary
+keeps each run's verdict as the API answered it, for the CLI to list."""
 
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from service.services.inputs import material_of
 from service.traces import DecodedSpans, decode_json_traces, group_runs
 from service.traces.formats import read_document, spans_of, spans_of_lines
 from service.traces.otlp_json import encode_json_traces
+from service.vocab import RunStatus
 
 SESSION_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # the server's default body limit
@@ -36,18 +38,25 @@ class IngestSummary:
     stored: int = 0
     existing: int = 0
     failed: int = 0
+    # Each run stored or found, as GET /v1/runs lists it, with `created` (False: it was already stored).
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
     def line(self) -> str:
         return (
-            f"{self.files} files: {self.stored} runs stored, {self.existing} already present, "
-            f"{self.failed} files failed"
+            f"{_count(self.files, 'file')}: {_count(self.stored, 'run')} stored, {self.existing} already present, "
+            f"{_count(self.failed, 'file')} failed"
         )
 
-    def count(self, created: bool) -> None:
-        if created:
+    def add(self, run: dict[str, Any]) -> None:
+        self.runs.append(run)
+        if run["created"]:
             self.stored += 1
         else:
             self.existing += 1
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def expand(paths: list[Path]) -> Iterator[Path]:
@@ -135,13 +144,17 @@ def _body(session: RunMaterial) -> dict[str, Any]:
     }
 
 
-def post_sessions(client: ApiClient, sessions: list[RunMaterial]) -> list[bool]:
-    """Stores and finalizes the runs in one request; whether each was created (False: already stored)."""
+def post_sessions(client: ApiClient, sessions: list[RunMaterial]) -> list[dict[str, Any]]:
+    """Stores and finalizes the runs in one request; each one's verdict, with whether it was created
+    (False: already stored)."""
     answer = client.json("POST", "/v1/sessions/batch", content=orjson.dumps([_body(s) for s in sessions]))
-    return [result["created"] for result in answer["results"]]
+    return [
+        {**verdict, "identity": session.header.identity, "status": RunStatus.FINALIZED}
+        for session, verdict in zip(sessions, answer["results"], strict=True)
+    ]
 
 
-def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[bool]:
+def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[dict[str, Any]]:
     """Through /v1/logs or /v1/traces like any OTLP emitter, document by document, then finalize each run."""
     run_ids: dict[str, None] = {}
     for document in _documents(path, MAX_DOCUMENT_BYTES):
@@ -153,7 +166,7 @@ def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable
     return finalize_runs(client, list(run_ids))
 
 
-def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], None]) -> list[bool]:
+def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], None]) -> list[dict[str, Any]]:
     """A trace export of another format, converted to spans and sent as OTLP/JSON, then each run finalized."""
     decoded = _exported_spans(path)
     if decoded.rejected_count:
@@ -167,15 +180,17 @@ def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], 
     return finalize_runs(client, list(group_runs(decoded.spans)))
 
 
-def finalize_runs(client: ApiClient, run_ids: list[str]) -> list[bool]:
-    """Finalizes each run; whether each was new (False: already finalized). A run id that names no run
-    (everything of it rejected, or its trace turned out to belong to a conversation) is skipped."""
-    created = []
+def finalize_runs(client: ApiClient, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Finalizes each run; each one's verdict, with whether it was new (False: already finalized). A run
+    id that names no run (everything of it rejected, or its trace turned out to belong to a conversation)
+    is skipped."""
+    finalized = []
     for run_id in run_ids:
         stored = client.json("GET", f"/v1/runs/{run_id}")
-        if client.request("POST", f"/v1/runs/{run_id}/finalize") is not None:
-            created.append(stored is None or stored["status"] == "open")
-    return created
+        run = client.json("POST", f"/v1/runs/{run_id}/finalize")
+        if run is not None:
+            finalized.append({**run, "created": stored is None or stored["status"] == RunStatus.OPEN})
+    return finalized
 
 
 # Answers about the runs themselves (a conflicting re-post, a run the API refuses): that file fails, not the ingest.
@@ -204,8 +219,8 @@ class _Ingest:
                     if kind == SPANS
                     else post_otlp_file(self.client, path, kind, advance)
                 )
-                for created in posted:
-                    self.summary.count(created)
+                for run in posted:
+                    self.summary.add(run)
                 progress.remove_task(task)
             else:
                 self.pending.append((path, session_of(path.read_bytes(), self.identity)))
@@ -233,8 +248,8 @@ class _Ingest:
                 self.pending = [one]
                 self.flush()
             return
-        for created in results:
-            self.summary.count(created)
+        for run in results:
+            self.summary.add(run)
 
 
 def ingest_paths(
@@ -242,7 +257,7 @@ def ingest_paths(
 ) -> IngestSummary:
     ingest = _Ingest(client, identity, err)
     files = list(expand(paths))
-    with Progress(console=err, transient=True) as progress:
+    with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:  # no bar in a log
         task = progress.add_task("ingesting", total=len(files))
         for path in files:
             ingest.add(path, progress)
