@@ -257,3 +257,36 @@ def event_key(event: dict[str, Any]) -> tuple[Any, ...]:
     if kind == "error_event":
         return kind, span_id
     return kind, span_id
+
+
+def langfuse_export(name: str) -> dict[str, Any]:
+    """A recorded file as Langfuse exports a trace it received over OTLP (`trace` and `observations`, each
+    span's attributes and resource under `metadata`, numbers written as text, an ERROR span an observation
+    of level ERROR with its status message). Span events are not kept, as Langfuse keeps none."""
+    items = json.loads((RECORDED / name).read_text())
+    trace_id = items[0]["context"]["trace_id"].removeprefix("0x")
+    observations = [
+        {
+            "id": item["context"]["span_id"].removeprefix("0x"),
+            "traceId": trace_id,
+            "parentObservationId": (item.get("parent_id") or "").removeprefix("0x") or None,
+            "type": "SPAN",
+            "name": item["name"],
+            "startTime": item["start_time"],
+            "endTime": item["end_time"],
+            "level": "ERROR" if item["status"]["status_code"] == "ERROR" else "DEFAULT",
+            "statusMessage": item["status"].get("description"),
+            "metadata": {
+                "attributes": {key: _as_langfuse(value) for key, value in item["attributes"].items()},
+                "resourceAttributes": item["resource"]["attributes"],
+                "scope": {"name": "recorded"},
+            },
+        }
+        for item in items
+    ]
+    return {"trace": {"id": trace_id, "name": name, "observations": [o["id"] for o in observations]},
+            "observations": observations}  # fmt: skip
+
+
+def _as_langfuse(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value

@@ -20,7 +20,16 @@ from service.traces import group_runs
 from service.traces.agents import map_runs
 from service.traces.formats import read_document, spans_of
 from service.traces.otlp_json import encode_json_traces
-from tests.recorded_traces import APP_TOOLS, FILES, MANIFEST, RECORDED, RecordedTrace, event_key, iso_nanos
+from tests.recorded_traces import (
+    APP_TOOLS,
+    FILES,
+    MANIFEST,
+    RECORDED,
+    RecordedTrace,
+    event_key,
+    iso_nanos,
+    langfuse_export,
+)
 
 # What an instrumentation does not record, as its file shows (the reader reads it so; listed so that the
 # checks against what the model served say why they differ).
@@ -183,3 +192,18 @@ def test_otlp_traces_store_what_the_file_shows(make_client, name: str) -> None:
     root = TRACES[name].run_ids()[TRACES[name].root_identity]
     assert client.post(f"/v1/runs/{root}/finalize").status_code == 200
     assert stored(client, root) == expected(name)
+
+
+@pytest.mark.parametrize("name", ["pydantic_ai.json", "openai_agents_openinference.json", "traceloop_sdk.json"])
+def test_a_langfuse_export_of_a_recording_stores_what_the_file_shows(
+    cli_as, make_client, tenant: str, tmp_path, name: str
+) -> None:
+    """SPEC §3.4: `repute ingest` reads a Langfuse trace export (token counts as text) as the spans it holds."""
+    export = tmp_path / f"langfuse-{name}"
+    export.write_bytes(orjson.dumps(langfuse_export(name)))
+    cli_as(tenant)
+    ingested = CliRunner().invoke(cli, ["ingest", str(export)])
+    assert ingested.exit_code == 0, ingested.output
+    assert "1 runs stored" in ingested.stdout, ingested.stdout
+    root = TRACES[name].run_ids()[TRACES[name].root_identity]
+    assert stored(make_client(tenant), root) == expected(name)
