@@ -56,6 +56,15 @@ def agent_name(span: Span) -> str | None:
     return first_text((span.attributes.get(semconv.AGENT_ID), span.attributes.get(semconv.AGENT_NAME)))
 
 
+def default_service(span: Span) -> str | None:
+    """The span's service.name when it is the SDK's default (`unknown_service`, `unknown_service:<process>`)
+    or absent (as "unknown_service"), else None."""
+    name = first_text((span.resource_attributes.get(semconv.SERVICE_NAME),))
+    if name is None:
+        return semconv.DEFAULT_SERVICE
+    return name if name == semconv.DEFAULT_SERVICE or name.startswith(semconv.DEFAULT_SERVICE + ":") else None
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int | None

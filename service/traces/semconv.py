@@ -16,6 +16,7 @@ CONVERSATION_ID = "gen_ai.conversation.id"
 AGENT_ID = "gen_ai.agent.id"
 AGENT_NAME = "gen_ai.agent.name"
 SERVICE_NAME = "service.name"
+DEFAULT_SERVICE = "unknown_service"  # the SDK's service.name when none was set
 
 TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 # Where a tool span's call arguments are, first match that is a JSON object. OpenInference's
