@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import httpx
+import msgspec
 import orjson
 import pytest
 from typer.testing import CliRunner
@@ -207,3 +208,46 @@ def test_a_langfuse_export_of_a_recording_stores_what_the_file_shows(
     assert "1 runs stored" in ingested.stdout, ingested.stdout
     root = TRACES[name].run_ids()[TRACES[name].root_identity]
     assert stored(make_client(tenant), root) == expected(name)
+
+
+def test_a_running_agent_is_readable_open_and_finalized_once_under_its_conversation(make_client) -> None:
+    """SPEC §3.4: a trace-born run is readable at once, `open`, with its events and agent tree so far, under
+    the run id it has so far; once its root arrives naming a conversation, the run is that conversation's,
+    and it is finalized once, under it, never under the trace id. Fails when a run without a row is a 404,
+    or when the open run's children or events are left out."""
+    client = make_client(f"t-{uuid.uuid4().hex[:12]}")
+    name = "strands.json"
+    spans = spans_of(read_document((RECORDED / name).read_bytes())).spans
+    root = next(span for span in spans if span.is_root)
+    conversation = f"conv-{uuid.uuid4().hex}"
+    root = msgspec.structs.replace(root, attributes={**root.attributes, "gen_ai.conversation.id": conversation})
+    running = [span for span in spans if not span.is_root]
+
+    def post(batch: list) -> None:
+        body = orjson.dumps(encode_json_traces(batch))
+        assert client.post("/v1/traces", content=body, headers={"content-type": "application/json"}).status_code == 200
+
+    post(running)
+    trace_id = TRACES[name].trace_id
+    run = client.get(f"/v1/runs/{trace_id}").json()
+    tree = [run["run_id"], *(child["run_id"] for child in run["child_runs"])]
+    assert {client.get(f"/v1/runs/{run_id}").json()["status"] for run_id in tree} == {"open"}
+    calls = [
+        event["data"]["tool"]
+        for run_id in tree
+        for event in client.get(f"/v1/runs/{run_id}/events").json()["events"]
+        if event["type"] == "tool_call"
+    ]
+    assert set(APP_TOOLS) <= set(calls)  # the root, not here yet, is the triage agent: its agent tree so far
+
+    post([root])
+    assert client.get(f"/v1/runs/{trace_id}").status_code == 404
+    assert client.get(f"/v1/runs/{conversation}").json()["status"] in ("open", "finalized")
+    assert client.post(f"/v1/runs/{conversation}/finalize").status_code == 200
+    finalized = client.get(f"/v1/runs/{conversation}").json()
+    assert (finalized["status"], [c["run_id"] for c in finalized["child_runs"]]) == (
+        "finalized",
+        [f"{conversation}:billing"],
+    )
+    listed = {run["run_id"] for run in client.get("/v1/runs").json()["runs"]}
+    assert listed == {conversation, f"{conversation}:billing"}
