@@ -63,7 +63,8 @@ def test_an_agent_exporting_with_the_sdk_becomes_a_diagnosed_run(base_url: str, 
     provider.shutdown()
     trace_id = _trace_id(finished.get_finished_spans())
 
-    assert client.get(f"/v1/runs/{trace_id}").status_code == 404  # a trace-born run exists once finalized
+    # A running agent is visible (SPEC §3.4): open until it is finalized.
+    assert client.get(f"/v1/runs/{trace_id}").json()["status"] == "open"
     run = client.post(f"/v1/runs/{trace_id}/finalize").json()
     assert (run["kind"], run["identity"], run["status"]) == ("trace", "agent-42", "finalized")
     assert run["tool_calls"] == SEARCHES and run["total_tokens"] == SEARCHES * TOKENS_PER_CHAT
