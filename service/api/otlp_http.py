@@ -129,10 +129,11 @@ async def receive(
 
 
 def partial_success(answer: Any, rejected_field: str, received: Received, protobuf: bool) -> Response:
-    """The Export…ServiceResponse, with partialSuccess naming the rejected items and why."""
-    if received.rejected:
+    """The Export…ServiceResponse, with partialSuccess naming the rejected items and why, and warning
+    about accepted ones (OTLP: rejected 0 and a message is a warning)."""
+    if received.rejected or received.warnings:
         setattr(answer.partial_success, rejected_field, received.rejected)
-        answer.partial_success.error_message = "; ".join(received.reasons)
+        answer.partial_success.error_message = received.message
     return encode(answer, protobuf, 200)
 
 

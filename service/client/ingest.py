@@ -1,11 +1,12 @@
 """`repute ingest`: session files (any §3.1 encoding), directories of them, the OTLP Collector file
 exporter's JSONL of logs (Claude Code sessions) or traces (GenAI spans), an OTLP/JSON document (Tempo's
 exports included), and trace exports of other formats: a Jaeger query-API export, OTel SDK spans as
-frameworks save them (SPEC §3.4 "Other trace formats"), converted to spans and sent as OTLP.
-Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch. The summary
-keeps each run's verdict as the API answered it, for the CLI to list."""
+frameworks save them, a Langfuse trace export (SPEC §3.4 "Other trace formats"), converted to spans and
+sent as OTLP. Runs go to the API in batches; a bad file is reported and skipped, never fatal to the batch.
+The summary keeps each run's verdict as the API answered it, for the CLI to list."""
 
 import hashlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -75,9 +76,15 @@ _SIGNAL_KEYS = (
 SPANS_PER_REQUEST = 1000
 
 
+# A Langfuse export opens with its `trace` (the UI's download) or holds `observations` early.
+_LANGFUSE_HEAD = re.compile(rb'^\s*\{\s*"trace"\s*:|"observations"\s*:\s*\[')
+
+
 def _telemetry_kind(head: bytes) -> str | None:
     """LOGS or TRACES for OTLP, SPANS for trace exports of other formats; None for a session file."""
-    return next((kind for key, kind in _SIGNAL_KEYS if key in head[:4096]), None)
+    head = head[:4096]
+    found = next((kind for key, kind in _SIGNAL_KEYS if key in head), None)
+    return found or (SPANS if _LANGFUSE_HEAD.search(head) else None)
 
 
 def _run_ids(signal: str, line: bytes) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from service.otlp.attributes import Attributes, AttributeValue
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key
-from service.traces.roles import AGENT, agent_identity, agent_name, first_text, role_of, usage_of
+from service.traces.roles import AGENT, LLM, agent_identity, agent_name, first_text, role_of, usage_of, valid_identity
 from service.traces.spans import Span
 from service.vocab import STAGES
 
@@ -35,7 +35,8 @@ class TraceIndex:
         self._trace_context: dict[tuple[object, str, bool], Any] = {}
         self._outermost: set[SpanKey] | None = None  # built on the first question: most traces never ask
         self.root_identity = self._root_identity()
-        self.counted_usage = self._counted_usage()
+        self.counted_usage = self._innermost([span for span in self.ordered if usage_of(span.attributes) is not None])
+        self.silent_calls = self._silent_calls()
 
     def role(self, span: Span) -> str | None:
         return self._roles[span_key(span)]
@@ -167,13 +168,22 @@ class TraceIndex:
         root = next((span for span in self.ordered if span.is_root), self.ordered[0])
         first_agent = next((span for span in self.ordered if self.role(span) == AGENT), None)
         named = (agent_name(span) for span in (root, first_agent) if span is not None)
-        return next(filter(None, named), None) or first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+        service = first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+        return next(filter(None, named), None) or valid_identity(service)
 
-    def _counted_usage(self) -> set[SpanKey]:
-        """The spans whose usage counts: those carrying usage with no descendant in the trace that does
-        (SPEC §3.4: each LLM request counts once, across the whole trace)."""
-        carrying = [span for span in self.ordered if usage_of(span.attributes) is not None]
-        above: set[SpanKey] = set()  # spans with a usage-carrying descendant
+    def _silent_calls(self) -> set[SpanKey]:
+        """The model calls that record no usage and have no model call below them (SPEC §3.4 "every model
+        call is visible"); the walk is made only when some model call records none."""
+        calls = [span for span in self.ordered if self._roles[span_key(span)] == LLM]
+        if all(usage_of(span.attributes) is not None for span in calls):
+            return set()
+        return {key for key in self._innermost(calls) if usage_of(self._by_key[key].attributes) is None}
+
+    def _innermost(self, carrying: list[Span]) -> set[SpanKey]:
+        """The spans of `carrying` with no descendant in the trace among them: with the spans carrying
+        usage, those whose usage counts (SPEC §3.4: each LLM request counts once, across the whole trace).
+        Each ancestor is walked once."""
+        above: set[SpanKey] = set()  # spans with a descendant among `carrying`
         for span in carrying:
             parent = self.parent(span)
             while parent is not None and (key := span_key(parent)) not in above:

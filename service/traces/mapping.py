@@ -41,11 +41,12 @@ from service.otlp.values import as_int
 from service.traces import semconv
 from service.traces.index import TraceIndex
 from service.traces.order import span_key, span_order
-from service.traces.roles import AGENT, TOOL, agent_identity, first_text, usage_of
+from service.traces.roles import AGENT, TOOL, Usage, agent_identity, first_text, usage_of
 from service.traces.spans import NANOS_PER_MS, Span
 from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, ExecutionStatus
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NO_USAGE = Usage(None, None, 0)
 _CONTAINERS = (dict, list)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,18}")
 
@@ -104,7 +105,10 @@ def segment_run(
                 _handoff(span)
                 if span_key(span) in handed_over
                 else span_events(
-                    span, index.role(span), span_key(span) in index.counted_usage, _fatal(span, index, root_run)
+                    span,
+                    index.role(span),
+                    span_key(span) in index.counted_usage or span_key(span) in index.silent_calls,
+                    _fatal(span, index, root_run),
                 )
             )
         ],
@@ -151,7 +155,8 @@ def _role_events(span: Span, role: str | None) -> list[tuple[str, dict[str, Any]
     if role == TOOL:
         tool = first_text(chain((span.attributes.get(name) for name in semconv.TOOL_NAMES), (span.name,)))
         call = {"tool": tool, "args": _tool_arguments(span)}
-        call_id = attribute_text(span.attributes.get(semconv.TOOL_CALL_ID))
+        call_id = span.attributes.get(semconv.TOOL_CALL_ID)
+        call_id = attribute_text(call_id[0] if type(call_id) is list and call_id else call_id)
         if call_id is not None:
             call["call_id"] = call_id
         return [("tool_call", call), ("tool_output", {"tool": tool, "status": "error" if span.status_error else "ok"})]
@@ -161,14 +166,14 @@ def _role_events(span: Span, role: str | None) -> list[tuple[str, dict[str, Any]
 
 
 def _usage_fields(span: Span) -> dict[str, Any]:
+    """A counted span's usage, or (a model call that records none) 0 tokens and its model."""
     attributes = span.attributes
-    usage = usage_of(attributes)
-    assert usage is not None  # only counted spans come here
+    usage = usage_of(attributes) or _NO_USAGE
     fields: dict[str, Any] = {
         "total_tokens": usage.total_tokens,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
-        "model": first_text((attributes.get(semconv.RESPONSE_MODEL), attributes.get(semconv.REQUEST_MODEL))),
+        "model": first_text(attributes.get(name) for name in semconv.MODEL_NAMES),
         "provider": first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
         "finish_reasons": _finish_reasons(attributes.get(semconv.FINISH_REASONS)),
     }
@@ -207,19 +212,32 @@ def _error_fields(span: Span) -> dict[str, Any]:
 
 
 def _tool_arguments(span: Span) -> dict[str, Any]:
-    """The first of semconv.TOOL_ARGUMENTS that is a JSON object (as text, or a kvlist already decoded),
-    else {"span": <span id>}. Nesting deeper than attribute values may go does not count: events must
-    stay serialisable."""
-    for name in semconv.TOOL_ARGUMENTS:
-        value = span.attributes.get(name)
+    """The first of semconv.TOOL_ARGUMENTS, then the `content` of the span's own `gen_ai.tool.message`
+    events of role tool, that is a JSON object (as text, or a kvlist already decoded), a wrapper of
+    positional and keyword arguments read as its `kwargs`; else {"span": <span id>}. Nesting deeper than
+    attribute values may go does not count: events must stay serialisable."""
+    messages = (
+        event.attributes.get("content")
+        for event in span.events
+        if event.name == semconv.TOOL_MESSAGE_EVENT and event.attributes.get("role") == "tool"
+    )
+    for value in chain((span.attributes.get(name) for name in semconv.TOOL_ARGUMENTS), messages):
         if type(value) is str:
             try:
                 value = orjson.loads(value)
             except orjson.JSONDecodeError:
                 continue
         if type(value) is dict and _nesting_within(value, MAX_VALUE_DEPTH):
-            return value
+            return _unwrapped(value)
     return {"span": span.span_id}
+
+
+def _unwrapped(arguments: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` of a wrapper `{"args": [], "kwargs": {...}}` (and at most `sanitize_inputs_outputs`), as
+    OpenLLMetry and smolagents record a call; any other object as it is."""
+    kwargs = arguments.get("kwargs")
+    wrapper = arguments.get("args") == [] and type(kwargs) is dict and arguments.keys() <= semconv.ARGUMENT_WRAPPER_KEYS
+    return kwargs if wrapper else arguments  # type: ignore[return-value]
 
 
 def _nesting_within(value: Any, limit: int) -> bool:

@@ -34,6 +34,7 @@ from service.store.client import Store
 from service.store.rows import to_millis
 from service.store.traces import ConversationRank, StoredTrace
 from service.traces import DecodedSpans, Span, SpanEvent, conversation_id, span_content_id
+from service.traces.roles import agent_name, default_service
 from service.traces.spans import encode_span
 from service.vocab import RunKind, RunStatus
 
@@ -85,6 +86,7 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
         existing = run_store.get_runs(store, tenant, list(valid))
         stored_spans = _stored_span_counts(store, tenant, valid)
         rows = []
+        nameless: list[str] = []
         for run_id, trace_ids in sorted(valid.items()):
             spans = [span for trace_id in trace_ids for span in by_trace[trace_id]]
             count = stored_spans.get(run_id, 0) + len(spans)
@@ -94,10 +96,29 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
                 continue
             rows.extend(_span_rows(tenant, spans, now))
             received.accepted += len(spans)
+            nameless.extend(_nameless(run_id, spans))
             if any(span.is_root for span in spans) or any(stored[t].rooted for t in trace_ids if t in stored):
                 received.rooted_runs.add(run_id)
         writer.spans(store, rows)
+    if nameless:
+        received.warnings.append(_NAMELESS.format(runs=", ".join(nameless[:_NAMED_AT_MOST])))
     return received
+
+
+_NAMED_AT_MOST = 10
+_NAMELESS = (
+    "runs {runs} got no agent name: their spans name no agent and their service.name is the SDK's default,"
+    " so unrelated agents would share one reputation; set OTEL_SERVICE_NAME (or service.name), or"
+    " gen_ai.agent.name on the agent spans"
+)
+
+
+def _nameless(run_id: str, spans: Sequence[Span]) -> list[str]:
+    """[run_id] when no span of this request names an agent and their service is the SDK's default
+    (SPEC §3.5), else []: the run's identity would fall back to `unknown_service`."""
+    if any(agent_name(span) for span in spans) or not all(default_service(span) for span in spans):
+        return []
+    return [run_id]
 
 
 def _redacted(span: Span, names: Sequence[str], tenant: str) -> Span:
