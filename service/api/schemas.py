@@ -67,6 +67,12 @@ class RunSummary(BaseModel):
     event_count: int
     tool_calls: int
     total_tokens: int
+    cost_usd: float | None = Field(
+        description="what the run cost in US dollars: its token_usage events' cost_usd summed; null when none names one"
+    )
+    started_at: datetime | None = Field(description="its first event's (or span's) time; null when none has one")
+    ended_at: datetime | None = Field(description="its last event's (or span's end) time; null when none has one")
+    duration_seconds: float | None = Field(description="from started_at to ended_at; null when either is")
     parent_run_id: str | None = Field(description="the run this one is part of (SPEC §3.5), null when none")
 
 
@@ -106,8 +112,6 @@ class RunDetail(RunSummary):
     child_runs: list[ChildRun] = Field(description="the runs of the other agents of a multi-agent run (SPEC §3.5)")
     metadata: dict[str, Any]
     failure_message: str
-    started_at: datetime | None
-    ended_at: datetime | None
     diagnosis: dict[str, Any] | None
     profile: ProfileThresholds | None = Field(description="the diagnosis profile that judged the run; null while open")
     session_performance: dict[str, Any] | None
@@ -194,6 +198,67 @@ class RunEvents(BaseModel):
     run_id: str
     events: list[RunEvent]
     total: int = Field(description="the run's events, all pages")
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
+
+
+class SpanToolCall(BaseModel):
+    tool: str
+    call_id: str | None = None
+
+
+class SpanUsage(BaseModel):
+    """A model call's counted usage (SPEC §3.4: each call counts once across the trace)."""
+
+    total_tokens: int
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    model: str | None = None
+    provider: str | None = None
+    cost_usd: str | None = Field(default=None, description="exact decimal text, when an attribute gives it")
+
+
+class SpanError(BaseModel):
+    error: str
+    message: str | None = None
+    fatal: bool | None = Field(default=None, description="true when the agent itself ended in it (SPEC §4.2)")
+
+
+class SpanMessage(BaseModel):
+    role: str
+    content: str
+
+
+class SpanMessages(BaseModel):
+    """The model's messages as the trace carries them, redacted as stored."""
+
+    input: list[SpanMessage]
+    output: list[SpanMessage]
+    truncated: bool = Field(description="a message was cut, or a side held more than the page shows")
+
+
+class TimelineSpan(BaseModel):
+    span_id: str
+    parent_span_id: str | None
+    trace_id: str
+    name: str
+    role: str | None = Field(description="tool, agent, llm or handoff (SPEC §3.4); null for any other span")
+    agent: str | None = Field(description="the identity of the agent the span belongs to (SPEC §3.5)")
+    run_id: str = Field(description="the run of the multi-agent tree the span belongs to (SPEC §3.5)")
+    depth: int = Field(description="its depth among the ancestors that arrived, the shallowest span at 0")
+    started_at: datetime
+    ended_at: datetime
+    offset_ms: float = Field(description="from the run's first span start to this span's start")
+    duration_ms: float
+    tool_call: SpanToolCall | None
+    usage: SpanUsage | None
+    error: SpanError | None
+    messages: SpanMessages | None = Field(description="null when the trace carries none for the span")
+
+
+class RunSpans(BaseModel):
+    run_id: str
+    spans: list[TimelineSpan]
+    total: int = Field(description="the run's spans, all pages")
     next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 

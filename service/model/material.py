@@ -4,13 +4,18 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any
 
 import orjson
 
 from service.diagnosis import Event, normalize_events
+from service.diagnosis.events import TOKEN_USAGE
 from service.model.header import RunHeader
+
+# A token_usage event's cost_usd larger than this is no model call's price: it is not counted.
+MAX_EVENT_COST_USD = Decimal(10**6)
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,31 @@ class RunMaterial:
     @property
     def content_hash(self) -> str:
         return content_hash(self.payloads)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the run cost: its token_usage events' `cost_usd` summed exactly (a Claude Code session's
+        requests, a trace's model calls whose attributes give it), None when no event names one."""
+        return cost_usd(self.events)
+
+
+def cost_usd(events: Sequence[Event]) -> float | None:
+    """The token_usage events' `cost_usd` summed exactly; None when none names a readable amount."""
+    amounts = [_amount(event.data.get("cost_usd")) for event in events if event.type == TOKEN_USAGE]
+    known = [amount for amount in amounts if amount is not None]
+    return float(sum(known, Decimal(0))) if known else None
+
+
+def _amount(value: Any) -> Decimal | None:
+    """A cost as sent: a number, or its decimal text ("0.031531", as Claude Code records it); None for
+    anything else, and for a negative, non-finite or absurd amount."""
+    if type(value) not in (int, float, str) or (type(value) is str and len(value) > 64):
+        return None
+    try:
+        amount = Decimal(repr(value) if type(value) is float else value)
+    except InvalidOperation:
+        return None
+    return amount if amount.is_finite() and 0 <= amount <= MAX_EVENT_COST_USD else None
 
 
 def serialized(event: Event) -> bytes:

@@ -73,6 +73,7 @@ def _judge(item: Finalizing, now: datetime, pass_threshold: float, profiles: Ten
         status=RunStatus.FINALIZED,
         **outcome_fields(material.execution, outcome),
         **verdict_fields(diagnosis),
+        cost_usd=material.cost_usd,
         session_composite=performance["composite"] if performance else None,
         session_performance=assembly.canonical_text(performance) if performance else "",
         content_hash=material.content_hash,

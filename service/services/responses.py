@@ -24,7 +24,7 @@ from service.vocab import ExecutionStatus
 _SUMMARY_FIELDS = (
     "run_id", "identity", "kind", "suite", "task_id", "trial", "status", "run_at", "finalized_at",
     "execution_status", "failure_stage", "failure_reason_code", "score", "session_composite",
-    "event_count", "tool_calls", "total_tokens",
+    "event_count", "tool_calls", "total_tokens", "cost_usd", "started_at", "ended_at",
 )  # fmt: skip
 
 
@@ -45,7 +45,15 @@ def run_summary(record: RunView) -> dict[str, Any]:
         "readiness_level": record.readiness if judged else None,
         "primary_failure": (record.primary_failure or None) if judged else None,
         "parent_run_id": record.parent_run_id or None,
+        "duration_seconds": duration_seconds(record),
     }
+
+
+def duration_seconds(record: RunView) -> float | None:
+    """How long the run ran, from its first event (or span) to its last; None when it names no time."""
+    if record.started_at is None or record.ended_at is None:
+        return None
+    return (record.ended_at - record.started_at).total_seconds()
 
 
 CHILD_FIELDS = ("run_id", "identity", "status", "execution_status", "trust_score", "readiness_level")
@@ -59,8 +67,6 @@ def run_detail(record: RunRecord, children: Sequence[RunView] = ()) -> dict[str,
         "child_runs": [{name: summary[name] for name in CHILD_FIELDS} for summary in map(run_summary, children)],
         "metadata": _loads(record.metadata) or {},
         "failure_message": record.failure_message,
-        "started_at": record.started_at,
-        "ended_at": record.ended_at,
         "diagnosis": diagnosis,
         "profile": None if diagnosis is None else recorded_profile(diagnosis).to_dict(),
         "session_performance": _loads(record.session_performance),

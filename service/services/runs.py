@@ -43,7 +43,7 @@ def run_with_children(store: Store, tenant: str, run_id: str) -> tuple[RunRecord
 def _open_trace(store: Store, tenant: str, run_id: str) -> list[Finalizing]:
     """The runs of the open trace-born run `run_id` names, or is a child of (`<run id>:<identity>`), the
     run first; [] when there is none."""
-    for candidate in _run_and_parents(run_id):
+    for candidate in run_and_parents(run_id):
         try:
             return material_of(store, tenant, candidate, None, None, datetime.now(UTC))
         except NotFound:
@@ -51,7 +51,7 @@ def _open_trace(store: Store, tenant: str, run_id: str) -> list[Finalizing]:
     return []
 
 
-def _run_and_parents(run_id: str) -> Iterator[str]:
+def run_and_parents(run_id: str) -> Iterator[str]:
     """`run_id`, then each prefix of it before a `:` (longest first): a child run's id is its parent's
     and its identity, and either may hold a `:`."""
     yield run_id
@@ -72,6 +72,7 @@ def _open_record(item: Finalizing) -> RunRecord:
         tool_calls=sum(event.type == "tool_call" for event in events),
         errors=sum(event.type == "error_event" for event in events),
         total_tokens=sum(event.tokens for event in events),
+        cost_usd=material.cost_usd,
     )
 
 

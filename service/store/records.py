@@ -13,6 +13,7 @@ __all__ = ["RUN_COLUMNS", "SUMMARY_COLUMNS", "RunRecord", "RunSummary", "next_ve
 
 _SCALAR_COLUMNS = tuple(name for name in RUN_COLUMNS if name not in DIMENSIONS)
 _TIME_FIELDS = ("created_at", "started_at", "ended_at", "run_at", "finalized_at")
+_SUMMARY_TIME_FIELDS = tuple(name for name in _TIME_FIELDS if name in SUMMARY_COLUMNS)
 
 
 def run_row(record: RunRecord) -> list[Any]:
@@ -36,6 +37,6 @@ def run_record(row: dict[str, Any]) -> RunRecord:
 def summary_row(row: dict[str, Any]) -> RunSummary:
     """A list's row (every one of SUMMARY_COLUMNS; others are ignored)."""
     values = {name: row[name] for name in SUMMARY_COLUMNS}
-    for name in ("created_at", "run_at", "finalized_at"):
+    for name in _SUMMARY_TIME_FIELDS:
         values[name] = as_utc(values[name])
     return RunSummary(**values)

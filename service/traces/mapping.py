@@ -30,14 +30,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from itertools import chain
 from typing import Any
 
 import orjson
 
 from service.diagnosis.events import RunEvent
-from service.otlp.attributes import MAX_VALUE_DEPTH, AttributeValue, attribute_text
-from service.otlp.values import as_int
+from service.otlp.attributes import MAX_VALUE_DEPTH, Attributes, AttributeValue, attribute_text
+from service.otlp.values import as_decimal, as_int
 from service.traces import semconv
 from service.traces.index import TraceIndex
 from service.traces.order import span_key, span_order
@@ -101,16 +102,7 @@ def segment_run(
         events=[
             event
             for span in items
-            for event in (
-                _handoff(span)
-                if span_key(span) in handed_over
-                else span_events(
-                    span,
-                    index.role(span),
-                    span_key(span) in index.counted_usage or span_key(span) in index.silent_calls,
-                    _fatal(span, index, root_run),
-                )
-            )
+            for event in (_handoff(span) if span_key(span) in handed_over else own_events(span, index, root_run))
         ],
         execution=_execution_error(own, index),
         started_unix_nano=min((span.start_unix_nano for span in own), default=None),
@@ -125,6 +117,13 @@ def _handoff(span: Span) -> list[RunEvent]:
 
 
 # --- events ------------------------------------------------------------------------------------------
+
+
+def own_events(span: Span, index: TraceIndex, root_run: bool) -> list[RunEvent]:
+    """The run events of a span in its own agent's run (`root_run`: the root agent's)."""
+    key = span_key(span)
+    counted = key in index.counted_usage or key in index.silent_calls
+    return span_events(span, index.role(span), counted, _fatal(span, index, root_run))
 
 
 def span_events(span: Span, role: str | None, usage_counts: bool, fatal: bool = False) -> list[RunEvent]:
@@ -176,8 +175,21 @@ def _usage_fields(span: Span) -> dict[str, Any]:
         "model": first_text(attributes.get(name) for name in semconv.MODEL_NAMES),
         "provider": first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
         "finish_reasons": _finish_reasons(attributes.get(semconv.FINISH_REASONS)),
+        "cost_usd": _cost(attributes),
     }
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def _cost(attributes: Attributes) -> str | None:
+    """The call's cost as exact decimal text (as Claude Code's token_usage gives it), when an attribute
+    gives it (semconv.COST_TOTALS, COST_PAIRS)."""
+    for name in semconv.COST_TOTALS:
+        if name in attributes:
+            return format(as_decimal(attributes[name]), "f")
+    for pair in semconv.COST_PAIRS:
+        if any(name in attributes for name in pair):
+            return format(sum((as_decimal(attributes.get(name)) for name in pair), Decimal(0)), "f")
+    return None
 
 
 def _finish_reasons(value: AttributeValue) -> list[str] | None:

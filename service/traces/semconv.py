@@ -59,6 +59,10 @@ REQUEST_MODEL = "gen_ai.request.model"
 MODEL_NAMES = (RESPONSE_MODEL, REQUEST_MODEL, "llm.model_name")
 PROVIDER_NAMES = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
 FINISH_REASONS = "gen_ai.response.finish_reasons"
+# A model call's cost in US dollars, the first present: a total, else the sum of a pair (OpenInference's
+# llm.cost.*, any-agent's cost_prompt/cost_completion). Given as a token_usage's cost_usd.
+COST_TOTALS = ("gen_ai.usage.cost", "llm.cost.total")
+COST_PAIRS = (("llm.cost.prompt", "llm.cost.completion"), ("cost_prompt", "cost_completion"))
 
 ERROR_TYPE = "error.type"
 HTTP_STATUS_CODES = ("http.response.status_code", "http.status_code")

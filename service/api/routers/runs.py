@@ -11,10 +11,10 @@ from fastapi.concurrency import run_in_threadpool
 from service.api.deps import Ingest, Read, StoreDep, WritingDep
 from service.api.openapi import CONFLICT, NOT_FOUND, array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute
-from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, StorableTime
+from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, RunSpans, StorableTime
 from service.diagnosis.failure_types import FailureType
 from service.errors import Conflict
-from service.services import finalize, runs
+from service.services import finalize, runs, spans
 from service.services.inputs import RunFields, header_of_fields
 from service.services.receivers import stream
 from service.services.responses import (
@@ -29,6 +29,7 @@ from service.vocab import ExecutionStatus, Readiness, RunStatus
 
 router = APIRouter(prefix="/v1", tags=["runs"], route_class=KeyFirstRoute)
 EVENTS_CURSOR = "events"
+SPANS_CURSOR = "spans"
 
 EVENTS_BODY = request_body(
     array_or_wrapped("events", {"type": "object"}),
@@ -147,6 +148,28 @@ def run_events(
     next_seq = page.events[-1]["seq"] + 1 if page.events else page.total
     next_cursor = position_cursor(EVENTS_CURSOR, next_seq) if next_seq < page.total else None
     return {"run_id": run_id, "events": page.events, "total": page.total, "next_cursor": next_cursor}
+
+
+@router.get(
+    "/runs/{run_id:path}/spans",
+    summary="The spans of a trace-born run as a timeline, in run order",
+    responses={200: {"model": RunSpans}, **NOT_FOUND},  # documented, not re-validated: a page holds up to 5,000
+)
+def run_spans(
+    run_id: str,
+    principal: Read,
+    store: StoreDep,
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+) -> Any:
+    """Each span with its agent, role, times, tool call, counted token usage, error and the model's messages
+    where the trace carries them (redacted as stored). A root run shows every span of its multi-agent tree,
+    each naming its run; a child run its own agent's (SPEC §3.5). Open runs too, as their spans stand."""
+    first = position_of(SPANS_CURSOR, cursor)
+    page = spans.list_spans(store, principal.tenant, run_id, first, limit)
+    next_first = first + len(page.spans)
+    next_cursor = position_cursor(SPANS_CURSOR, next_first) if next_first < page.total else None
+    return {"run_id": run_id, "spans": page.spans, "total": page.total, "next_cursor": next_cursor}
 
 
 @router.get(
