@@ -212,8 +212,9 @@ def measure(store: Store, scale: Scale, today: date) -> Figures:
     explained = _per_identity(scale, lambda name: reputation.explain(store, TENANT, name, today), 100)
     refresh = timed(lambda: reputation_store.refresh_scores(store), 3)
     fleet = timed(lambda: reputation.fleet(store, TENANT, datetime.now(UTC), limit=100), 20)
-    first_pages = timed(lambda: runs.list_runs(store, TENANT, limit=50), 20)
-    identity_pages = _per_identity(scale, lambda name: runs.list_runs(store, TENANT, identity=name, limit=50), 50)
+    now = datetime.now(UTC)
+    first_pages = timed(lambda: runs.list_runs(store, TENANT, now, limit=50), 20)
+    identity_pages = _per_identity(scale, lambda name: runs.list_runs(store, TENANT, now, identity=name, limit=50), 50)
     return Figures(read, explained, [ms / 1000 for ms in refresh], fleet, first_pages, identity_pages,
                    _peak_rss_mib(), bytes_on_disk(store))  # fmt: skip
 

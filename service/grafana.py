@@ -199,7 +199,8 @@ def dashboards() -> list[Dashboard]:
             Panel("Alerts firing", firing_alerts_query(), height=6,
                   description="sql/alerts/ evaluated at the end of the time range, with the default thresholds."),
             Panel("Reputation", named_query("identities_list", {"sort": "overall", "descending": False,
-                  "min_confidence": 0.0, "prefix": "", "limit": 10_000, "offset": 0, "window_days": model.WINDOW_DAYS}),
+                  "min_confidence": 0.0, "prefix": "", "q": "", "limit": 10_000, "offset": 0,
+                  "window_days": model.WINDOW_DAYS}),
                   height=12,
                   description="Overall and per category (0..100), confidence, 7 and 30 day trends, and the runs"
                   " of the 90 days: execution errors and their share, unsafe verdicts, the last run, and per failure"

@@ -3,7 +3,8 @@
 -- `now` say: runs, execution errors and their share, unsafe verdicts (quality runs judged
 -- unsafe_for_production), the last run's time and the quality runs' primary failures with their summed
 -- impacts (the top failure: service.reputation.activity) (sql/identity_activity.sql gives the same per day, and
--- says why each run counts as its latest version among those of the window); filtered and sorted. The sort
+-- says why each run counts as its latest version among those of the window); filtered (`q`: identities holding
+-- it, in any case) and sorted. The sort
 -- column is chosen by a bound parameter.
 -- Sorted by a reputation figure, the page is known from the scores alone, and only its identities' runs are
 -- read (the projection identity_newest_first, migrations/0019); sorted by a figure of the runs, every run of
@@ -29,6 +30,7 @@ WITH
         WHERE tenant = {tenant:String}
           AND confidence >= {min_confidence:Float64}
           AND startsWith(identity, {prefix:String})
+          AND ({q:String} = '' OR positionCaseInsensitiveUTF8(identity, {q:String}) > 0)
     ),
     page AS
     (

@@ -115,6 +115,10 @@ def test_piped_listings_are_tsv_with_whole_ids(cli_as, tenant: str, tmp_path: Pa
         "primary_failure",
         "tool_calls",
         "outcome",
+        "started",
+        "duration",
+        "tokens",
+        "cost",
     ]
     rows = {line.split("\t")[0]: line.split("\t") for line in lines}
     assert set(rows) == {LONG_ID, "run-infra-004"}
@@ -269,7 +273,7 @@ def test_a_table_on_a_terminal_wraps_between_words() -> None:
         ("run-loop-002", "agent-orion", 74, "unsafe_for_production", "infinite_tool_loop", 9, "quality failure"),
         ("run-clean-001", "agent-atlas", 100, "ready_for_runtime", None, 4, "ok"),
     ]
-    lines = _on_terminal(80, cli_runs.RUN_COLUMNS, rows, ("run_id", "identity"))
+    lines = _on_terminal(80, cli_runs.VERDICT_COLUMNS, rows, ("run_id", "identity"))
     assert max(len(line) for line in lines) <= 80
     words = {word for line in lines for word in line.split()}
     for row in rows:

@@ -2,6 +2,7 @@
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -62,7 +63,7 @@ def ingest(
     elif quiet:
         out.print(summary.line(), highlight=False)
     else:
-        rows = [(*cells, _stored(run)) for run in summary.runs for cells in _tree_cells(run)]
+        rows = [(*cells, _stored(run)) for run in summary.runs for cells in _tree_cells(run, _run_cells)]
         print_table(out, INGEST_COLUMNS, rows, wide, ids=("run_id", "identity"), drop=RUNS_DROPPED_FIRST)
         err.print(summary.line(), highlight=False)
     if summary.failed:
@@ -73,16 +74,36 @@ def _stored(run: dict[str, Any]) -> str:
     return "new" if run["created"] else "already present"
 
 
-RUN_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
-INGEST_COLUMNS = (*RUN_COLUMNS, "stored")
+VERDICT_COLUMNS = ("run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome")
+RUN_COLUMNS = (*VERDICT_COLUMNS, "started", "duration", "tokens", "cost")
+INGEST_COLUMNS = (*VERDICT_COLUMNS, "stored")
 # What a narrow terminal leaves out first, to keep the ids whole (`--wide` shows every column).
-RUNS_DROPPED_FIRST = ("tool_calls", "stored", "primary_failure", "readiness")
+RUNS_DROPPED_FIRST = ("tool_calls", "cost", "tokens", "stored", "duration", "primary_failure", "readiness")
 
 
 def _run_cells(run: dict[str, Any]) -> tuple[Any, ...]:
-    """A run's row; a child run as its parent's answer shows it has no failure or tool calls (missing)."""
+    """A run's verdict; a child run as its parent's answer shows it has no failure or tool calls (missing)."""
     verdict = (run["trust_score"], run["readiness_level"], run.get("primary_failure"))
     return (run["run_id"], run["identity"], *verdict, run.get("tool_calls"), _outcome(run))
+
+
+def _listed_cells(run: dict[str, Any]) -> tuple[Any, ...]:
+    """A listed run's verdict, then when it started (UTC), how long it ran, its tokens and its cost."""
+    started = run["started_at"] and run["started_at"][:19].replace("T", " ")
+    cost = None if run["cost_usd"] is None else f"${run['cost_usd']:.4f}"
+    return (*_run_cells(run), started, duration_text(run["duration_seconds"]), run["total_tokens"], cost)
+
+
+def duration_text(seconds: float | None) -> str | None:
+    """`850ms`, `12.5s`, `3m05s`, `2h04m`: as precise as a glance needs."""
+    if seconds is None:
+        return None
+    if seconds < 1:
+        return f"{round(seconds * 1000)}ms"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
 
 
 def _outcome(run: dict[str, Any]) -> str:
@@ -96,6 +117,9 @@ def _outcome(run: dict[str, Any]) -> str:
 @runs_app.command("list")
 def list_runs(
     identity: Annotated[str | None, typer.Option(metavar="IDENTITY")] = None,
+    search: Annotated[
+        str | None, typer.Option("--search", metavar="SUBSTRING", help="runs whose identity or run id holds it")
+    ] = None,
     suite: Annotated[str | None, typer.Option(metavar="SUITE")] = None,
     readiness: Annotated[Readiness | None, choice(Readiness, "READINESS")] = None,
     execution_status: Annotated[ExecutionStatus | None, choice(ExecutionStatus, "STATUS", "--execution-status")] = None,
@@ -109,10 +133,12 @@ def list_runs(
     wide: WideFlag = False,
 ) -> None:
     """List runs, newest first, a page at a time (the next page: --cursor, as the hint says; --all: every
-    run). An execution error has no trust: it shows its stage and reason instead. With --tree, the runs of
-    a multi-agent run's other agents are listed under it. One run's whole diagnosis: `repute runs show ID`."""
+    run), with when each started (UTC), how long it ran, its tokens and its cost where known; trace-born runs
+    still running are listed open. An execution error has no trust: it shows its stage and reason instead.
+    With --tree, the runs of a multi-agent run's other agents are listed under it. One run's whole
+    diagnosis: `repute runs show ID`."""
     filters = {
-        "identity": identity, "suite": suite, "readiness": readiness, "execution_status": execution_status,
+        "identity": identity, "q": search, "suite": suite, "readiness": readiness, "execution_status": execution_status,
         "primary_failure": primary_failure, "status": status,
     }  # fmt: skip
     with api() as client:
@@ -123,7 +149,7 @@ def list_runs(
     if as_json:
         print_json(rows)
     else:
-        cells = [cells for row in rows for cells in _tree_cells(row)]
+        cells = [cells for row in rows for cells in _tree_cells(row, _listed_cells)]
         print_table(out, RUN_COLUMNS, cells, wide, ids=("run_id", "identity"), drop=RUNS_DROPPED_FIRST)
     more_hint(more, limit, "runs")
 
@@ -150,10 +176,10 @@ def _with_children(client: "ApiClient", row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "child_runs": children}
 
 
-def _tree_cells(row: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _tree_cells(row: dict[str, Any], cells_of: Callable[[dict[str, Any]], tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """The row's cells, then its child runs' (with --tree), each run id under its parent's."""
-    children = [_run_cells(child) for child in row.get("child_runs", [])]
-    return [_run_cells(row), *((TREE_BRANCH + cells[0], *cells[1:]) for cells in children)]
+    children = [cells_of(child) for child in row.get("child_runs", [])]
+    return [cells_of(row), *((TREE_BRANCH + cells[0], *cells[1:]) for cells in children)]
 
 
 @app.command()

@@ -7,15 +7,19 @@ the run id it has so far, each read mapping the spans afresh (the assembly the f
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.errors import NotFound
 from service.model import RunRecord, RunSummary
+from service.model.record import summary_of
 from service.services.assembly import Finalizing, material_of
 from service.store import runs as run_store
+from service.store import traces as trace_store
 from service.store.client import Store
-from service.store.rows import from_epoch_ms
+from service.store.rows import epoch_ms, from_epoch_ms
+from service.store.traces import OpenRunBounds
+from service.vocab import RunStatus
 
 
 def stored_run(store: Store, tenant: str, run_id: str) -> RunRecord:
@@ -76,8 +80,55 @@ def _open_record(item: Finalizing) -> RunRecord:
     )
 
 
-def list_runs(store: Store, tenant: str, **filters: Any) -> list[RunSummary]:
-    return run_store.list_runs(store, tenant, **filters)
+# How far back a list looks for the traces of open trace-born runs: a running server finalizes a run once it
+# settles, or goes idle for REPUTE_SESSION_IDLE_MINUTES. A run left open longer (no server sweeping) is still
+# readable by its id; it is listed once finalized.
+OPEN_RUNS_ACTIVE = timedelta(days=1)
+# A list merges at most this many open trace-born runs (the most recently started), each mapped from its spans.
+OPEN_RUNS_AT_MOST = 50
+# The filters an open run never passes: it has no verdict yet.
+VERDICT_FILTERS = ("readiness", "execution_status", "primary_failure")
+NANOS_PER_MS = 1_000_000
+
+
+def list_runs(store: Store, tenant: str, now: datetime, **filters: Any) -> list[RunSummary]:
+    """A page of the runs list (service.store.runs.list_runs's filters and cursor), newest first, with the
+    open trace-born runs (no `runs` row until their finalize) that belong on it merged in by run time, each
+    as its spans show it so far (SPEC §3.4 "A running agent is visible")."""
+    stored = run_store.list_runs(store, tenant, **filters)
+    if filters.get("status") not in ("", None, RunStatus.OPEN) or any(filters.get(name) for name in VERDICT_FILTERS):
+        return stored
+    limit = filters["limit"]
+    floor = stored[-1].run_at if len(stored) == limit else None  # a full page: older open runs come on later pages
+    bounds = OpenRunBounds(
+        since_ns=_nanos(filters.get("since")),
+        until_ns=_nanos(filters.get("until")),
+        before_ns=None if filters.get("after") is None else (epoch_ms(filters["after"][0]) + 1) * NANOS_PER_MS,
+        floor_ns=_nanos(floor),
+    )
+    candidates = trace_store.open_trace_runs(store, tenant, now - OPEN_RUNS_ACTIVE, bounds, OPEN_RUNS_AT_MOST)
+    opened = [summary_of(_open_record(item)) for run_id in candidates for item in _open_trace(store, tenant, run_id)]
+    shown = [run for run in opened if _listed(run, filters)]
+    return sorted([*stored, *shown], key=lambda run: (run.run_at, run.run_id), reverse=True)[:limit]
+
+
+def _listed(run: RunSummary, filters: dict[str, Any]) -> bool:
+    """Whether an open run passes the list's filters (those of sql/runs_filters/, as the store applies them)."""
+    found = filters.get("q", "").lower()
+    after = filters.get("after")
+    return (
+        all(not filters.get(name) or filters[name] == value for name, value in (
+            ("identity", run.identity), ("suite", run.suite), ("parent", run.parent_run_id),
+        ))
+        and (not found or found in run.identity.lower() or found in run.run_id.lower())
+        and (filters.get("since") is None or run.run_at >= filters["since"])
+        and (filters.get("until") is None or run.run_at < filters["until"])
+        and (after is None or (run.run_at, run.run_id) < after)
+    )  # fmt: skip
+
+
+def _nanos(moment: datetime | None) -> int | None:
+    return None if moment is None else epoch_ms(moment) * NANOS_PER_MS
 
 
 MAX_CHILD_RUNS = 1000  # a run's agents are a handful; a detail lists this many at most

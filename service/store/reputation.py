@@ -297,6 +297,7 @@ def list_identities(
     descending: bool = True,
     min_confidence: float = 0.0,
     prefix: str = "",
+    q: str = "",
     offset: int = 0,
     now: datetime | None = None,
 ) -> list[dict[str, Any]]:
@@ -310,6 +311,7 @@ def list_identities(
         "descending": descending,
         "min_confidence": min_confidence,
         "prefix": prefix,
+        "q": q,
         "limit": limit,
         "offset": offset,
         "now": now or datetime.now(UTC),

@@ -70,3 +70,21 @@ def load_payloads(store: Store, tenant: str, trace_ids: Sequence[str]) -> list[s
         parameters={"tenant": tenant, "traces": list(trace_ids)},
     )
     return [payload for (payload,) in result.result_rows]
+
+
+@dataclass(frozen=True)
+class OpenRunBounds:
+    """Bounds on the run times (unix nanoseconds) of the open trace-born runs a list may show: NULL = none.
+    `before_ns` is exclusive, the others inclusive."""
+
+    since_ns: int | None = None
+    until_ns: int | None = None
+    before_ns: int | None = None
+    floor_ns: int | None = None
+
+
+def open_trace_runs(store: Store, tenant: str, active_since: datetime, bounds: OpenRunBounds, limit: int) -> list[str]:
+    """The tenant's trace-born runs without a `runs` row whose traces received a span since `active_since`,
+    within `bounds`, the most recently started first, at most `limit` (sql/open_trace_runs.sql)."""
+    parameters = {"tenant": tenant, "active_since": active_since, "limit": limit, **vars(bounds)}
+    return [run_id for run_id, *_ in store.client.query(load("open_trace_runs"), parameters=parameters).result_rows]

@@ -60,6 +60,7 @@ def list_identities(
     order: Literal["asc", "desc"] = "desc",
     min_confidence: Annotated[float, Query(ge=0, le=1)] = 0.0,
     prefix: Annotated[str, Query(max_length=256)] = "",
+    q: Annotated[str, Query(max_length=256, description="identities holding this, in any case")] = "",
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
 ) -> Any:
@@ -72,6 +73,7 @@ def list_identities(
         descending=order == "desc",
         min_confidence=min_confidence,
         prefix=prefix,
+        q=q,
         limit=limit,
         offset=offset,
     )

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import Ingest, Read, StoreDep, WritingDep
+from service.api.deps import Ingest, Now, Read, StoreDep, WritingDep
 from service.api.openapi import CONFLICT, NOT_FOUND, array_or_wrapped, request_body
 from service.api.routing import KeyFirstRoute
 from service.api.schemas import EventsAccepted, FinalizeBody, RunDetail, RunEvents, RunList, RunSpans, StorableTime
@@ -79,9 +79,11 @@ async def finalize_run(run_id: str, principal: Ingest, writing: WritingDep, body
 def list_runs(
     principal: Read,
     store: StoreDep,
+    now: Now,
     identity: Annotated[str, Query(max_length=256)] = "",
     suite: Annotated[str, Query(max_length=256)] = "",
     parent: Annotated[str, Query(max_length=256, description="the child runs of this run (SPEC §3.5)")] = "",
+    q: Annotated[str, Query(max_length=256, description="runs whose identity or run id holds this, in any case")] = "",
     readiness: Readiness | None = None,
     execution_status: ExecutionStatus | None = None,
     primary_failure: FailureType | None = None,
@@ -91,12 +93,16 @@ def list_runs(
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Any:
+    """Each run's latest version, the trace-born runs still running among them (status open, under the run id
+    they have so far, SPEC §3.4)."""
     records = runs.list_runs(
         store,
         principal.tenant,
+        now,
         identity=identity,
         suite=suite,
         parent=parent,
+        q=q,
         readiness=_any(readiness),
         execution_status=_any(execution_status),
         primary_failure=_any(primary_failure),
