@@ -51,7 +51,7 @@ class RunRecord:
     tool_calls: int = 0
     errors: int = 0
     total_tokens: int = 0
-    cost_usd: float | None = None  # the token_usage events' cost_usd summed, None when none names one (0022)
+    cost_usd: float | None = None  # the token_usage events' cost_usd summed, None when none names one (0025)
     diagnosis: str = ""  # the canonical diagnosis JSON
     diagnosis_hash: str = ""
     content_hash: str = ""  # of the events it was finalized from (service.model.content_hash)
