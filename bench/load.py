@@ -22,8 +22,7 @@ import httpx
 import orjson
 
 from bench._fairness import rows as fairness_rows
-from bench._server import Served, cpu_seconds, disk_row, load_average, served
-from bench.store import percentile
+from bench._server import Served, cpu_seconds, disk_row, load_average, percentile, served
 from service.testing.factory import make_session
 
 CLIENTS = 16
