@@ -135,3 +135,24 @@ def test_every_span_lands_in_exactly_one_run_whatever_the_order(spans: list[Span
         assert _span_ids(run) <= {
             span.span_id for segment in segments for span in segment.spans if segment.identity == run.identity
         }
+
+
+def test_agent_names_that_are_not_identities_are_made_identities_and_stay_distinct() -> None:
+    """SPEC §3.5: each run of characters an identity does not hold becomes `-`, cut to 256 characters, the
+    root agent's name, a child's and a resource's service.name alike. Broken on purpose: `identity_of`
+    answering `first_text(values)` as it is (the names reach the run unchanged, and `safe_identity` makes
+    each of them `unknown`) → this test fails."""
+    spans = [
+        agent(1, "Lead Agent", None),
+        agent(2, "Research Agent!", 1),
+        agent(3, "研究员 two", 1),
+        make_span(4, parent=1, start=T0 + 4 * MS, attributes={"gen_ai.operation.name": "invoke_agent"},
+                  resource={"service.name": "billing service"}),
+        agent(5, "x" * 300 + " tail", 1),
+    ]  # fmt: skip
+    lead, *children = map_runs("r", spans)
+    assert lead.identity == "Lead-Agent"
+    assert [child.identity for child in children] == ["Research-Agent-", "-two", "billing-service", "x" * 256]
+    handoffs = [event["agent"] for event in lead.events if event["event"] == "state_transition"]
+    assert handoffs == ["Lead-Agent", "Research-Agent-", "-two", "billing-service", "x" * 256]
+    assert children[0].run_id == "r:Research-Agent-"

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from service.otlp.attributes import Attributes, AttributeValue
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key
-from service.traces.roles import AGENT, agent_identity, agent_name, first_text, role_of, usage_of
+from service.traces.roles import AGENT, agent_identity, agent_name, identity_of, role_of, usage_of
 from service.traces.spans import Span
 from service.vocab import STAGES
 
@@ -114,14 +114,14 @@ class TraceIndex:
 
     def _root_identity(self) -> str | None:
         """The root agent's identity (SPEC §3.5): the name of the root span, else of the earliest agent
-        span, else the root's resource service.name. The root is the earliest span without a parent, else
-        (its parent never arrived) the earliest span."""
+        span, else the root's resource service.name (each made a valid identity). The root is the earliest
+        span without a parent, else (its parent never arrived) the earliest span."""
         if not self.ordered:
             return None
         root = next((span for span in self.ordered if span.is_root), self.ordered[0])
         first_agent = next((span for span in self.ordered if self.role(span) == AGENT), None)
         named = (agent_name(span) for span in (root, first_agent) if span is not None)
-        return next(filter(None, named), None) or first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+        return next(filter(None, named), None) or identity_of((root.resource_attributes.get(semconv.SERVICE_NAME),))
 
     def _counted_usage(self) -> set[SpanKey]:
         """The spans whose usage counts: those carrying usage with no descendant in the trace that does

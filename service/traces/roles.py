@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from service.diagnosis.values import MAX_TOKENS_PER_EVENT
+from service.ids import as_identity
 from service.otlp.attributes import Attributes, AttributeValue, attribute_text
 from service.otlp.values import as_int
 from service.traces import semconv
@@ -39,10 +40,17 @@ def role_of(span: Span) -> str | None:
     return None
 
 
+def identity_of(values: Iterable[AttributeValue]) -> str | None:
+    """The first value that reads as text, made a valid identity (SPEC §3.5: distinct names stay distinct
+    identities), else None."""
+    name = first_text(values)
+    return None if name is None else as_identity(name)
+
+
 def agent_identity(span: Span) -> str | None:
     """An agent span's identity (SPEC §3.5): gen_ai.agent.id, else gen_ai.agent.name, else its
-    resource's service.name."""
-    return first_text(
+    resource's service.name, made a valid identity."""
+    return identity_of(
         (
             span.attributes.get(semconv.AGENT_ID),
             span.attributes.get(semconv.AGENT_NAME),
@@ -52,8 +60,8 @@ def agent_identity(span: Span) -> str | None:
 
 
 def agent_name(span: Span) -> str | None:
-    """The name a span gives its agent itself: gen_ai.agent.id, else gen_ai.agent.name."""
-    return first_text((span.attributes.get(semconv.AGENT_ID), span.attributes.get(semconv.AGENT_NAME)))
+    """The name a span gives its agent itself, as an identity: gen_ai.agent.id, else gen_ai.agent.name."""
+    return identity_of((span.attributes.get(semconv.AGENT_ID), span.attributes.get(semconv.AGENT_NAME)))
 
 
 @dataclass(frozen=True)
