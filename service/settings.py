@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     body_read_timeout_seconds: float = Field(
         default=60.0, gt=0, description="seconds a request's body may take to arrive whole (408 beyond)"
     )
+    max_profiles_per_tenant: int = Field(default=100, ge=0, description="a tenant's own diagnosis profiles")
+    max_profile_identities_per_tenant: int = Field(
+        default=1_000, ge=0, description="identities and globs a tenant's profiles name, all together"
+    )
     write_concurrency: int = Field(
         default=2,
         ge=1,
