@@ -28,12 +28,14 @@ _CODES = {408: DEADLINE_EXCEEDED, 413: RESOURCE_EXHAUSTED, 429: RESOURCE_EXHAUST
 
 
 def request_body_schema(resource_key: str) -> dict[str, Any]:
-    """OpenAPI for a receiver's body: `{resource_key: [...]}` in JSON, or the protobuf message."""
+    """OpenAPI for a receiver's body: `{resource_key: [...]}` in JSON (null, as protobuf's JSON mapping reads
+    it, is the empty list: `{}` is a valid empty request), or the protobuf message."""
+    resources = {"type": ["array", "null"]}
     return {
         "requestBody": {
             "required": True,
             "content": {
-                JSON: {"schema": {"type": "object", "properties": {resource_key: {"type": "array"}}}},
+                JSON: {"schema": {"type": "object", "properties": {resource_key: resources}}},
                 PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
             },
         }
