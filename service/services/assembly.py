@@ -17,6 +17,7 @@ from service.ids import MAX_ID_CHARS
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.model import RunHeader, RunMaterial, RunRecord, next_version
+from service.priority import stepping
 from service.services.inputs import trace_header
 from service.store import runs as run_store
 from service.store import sessions as session_store
@@ -129,7 +130,7 @@ def _trace(
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
-    parent, *children = map_runs(run_id, [decode_span(payload) for payload in payloads])
+    parent, *children = map_runs(run_id, [decode_span(payload) for payload in stepping(payloads)])
     items = []
     for mapped in [parent, *free_child_ids(store, tenant, children)]:
         header = trace_header(mapped)
