@@ -93,3 +93,26 @@ def test_a_stored_traces_conversation_is_its_root_spans_before_an_earlier_spans(
     )
     (stored,) = trace_store.stored_traces(embedded_store, tenant, [trace_id.hex()])
     assert (stored.conversation, stored.run_id) == ("conv-root", "conv-root")
+
+
+def test_a_jaeger_trace_id_without_its_leading_zeros_is_padded_to_16_bytes() -> None:
+    """Jaeger drops an id's leading zeros. Broken on purpose: `_hex_id(span["traceID"], 16)` → 15 → this
+    test fails."""
+    document = _jaeger([])
+    document["data"][0]["spans"][0]["traceID"] = "abc"
+    (span,) = spans_of(document).spans
+    assert span.trace_id == "0" * 29 + "abc"
+
+
+def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once() -> None:
+    """any-agent writes ids as decimal integers. Broken on purpose: `value < 1 << (8 * size)` → `<=` (an id
+    of 2**64 read as 9 bytes), or `rejected[...] += 1` → `+= 2` in `_decoded` → this test fails."""
+
+    def with_span_id(value: int) -> dict:
+        return {**_sdk("ok"), "context": {"trace_id": 1, "span_id": value}}
+
+    (largest,) = spans_of([with_span_id(2**64 - 1)]).spans
+    assert largest.span_id == "ff" * 8
+    too_large = spans_of([with_span_id(2**64), with_span_id(7)])
+    assert len(too_large.spans) == 1 and too_large.rejected_count == 1
+    assert "an id must fit 8 bytes" in too_large.rejection_message()
