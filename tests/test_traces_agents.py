@@ -156,3 +156,22 @@ def test_agent_names_that_are_not_identities_are_made_identities_and_stay_distin
     handoffs = [event["agent"] for event in lead.events if event["event"] == "state_transition"]
     assert handoffs == ["Lead-Agent", "Research-Agent-", "-two", "billing-service", "x" * 256]
     assert children[0].run_id == "r:Research-Agent-"
+
+
+def test_a_handoff_belongs_to_the_agent_that_handed_over_however_deep() -> None:
+    """lead → researcher → helper: the helper's handoff is in the researcher's run, not the lead's. Broken
+    on purpose: `parent_owner`'s `if parent is None` → `if not parent is None` → this test fails."""
+    lead, researcher, helper = map_runs("r", [agent(1, "lead", None), agent(2, "researcher", 1), agent(3, "helper", 2)])
+    handed = {
+        run.identity: [e["agent"] for e in run.events if e["event"] == "state_transition"]
+        for run in (lead, researcher, helper)
+    }
+    assert handed == {"lead": ["lead", "researcher"], "researcher": ["researcher", "helper"], "helper": ["helper"]}
+
+
+def test_a_child_takes_the_harness_context_from_the_traces_resources_last() -> None:
+    """SPEC §3.4 context: a run's own spans, else the trace's spans, else its own resources, else the
+    trace's resources. Broken on purpose: the last fallback's `resources=True` → `False` → this test fails."""
+    lead = agent(1, "lead", None, resource={"repute.suite": "suite-of-the-lead"})
+    _, helper = map_runs("r", [lead, agent(2, "helper", 1)])
+    assert helper.suite == "suite-of-the-lead"

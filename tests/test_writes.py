@@ -217,3 +217,12 @@ def test_a_flooding_tenants_job_pauses_while_a_read_is_in_flight(writes: Writes)
         first.result(10)
     second.result(10)
     assert asked == [True]
+
+
+def test_stop_ends_every_worker() -> None:
+    """Broken on purpose: `stop()` setting `_stopping = False`, or a worker's `return False` on stopping →
+    `True` (it never leaves its loop) → this test fails."""
+    pool = Writes(workers=2, per_tenant=1)
+    assert pool.submit("a", lambda: "ran").result(10) == "ran"
+    pool.stop(timeout=5)
+    assert pool._threads and not any(thread.is_alive() for thread in pool._threads)
