@@ -18,7 +18,7 @@ from unittest import mock
 
 import orjson
 
-from bench.store import percentile
+from bench._server import percentile
 from service.services import finalize
 from service.services.receivers import whole
 from service.settings import Settings

@@ -79,6 +79,18 @@ class Settings(BaseSettings):
     max_events_per_request: int = Field(
         default=100_000, description="events in one request (a batch's runs together), or OTLP log records"
     )
+    max_tenant_bytes_in_flight: int = Field(
+        default=32 * 1024 * 1024,
+        description="bytes of one tenant's request bodies being read or handled at once (429 beyond; at least"
+        " max_body_bytes)",
+    )
+    body_read_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="seconds a request's body may take to arrive whole (408 beyond)"
+    )
+    max_profiles_per_tenant: int = Field(default=100, ge=0, description="a tenant's own diagnosis profiles")
+    max_profile_identities_per_tenant: int = Field(
+        default=1_000, ge=0, description="identities and globs a tenant's profiles name, all together"
+    )
     write_concurrency: int = Field(
         default=2,
         ge=1,

@@ -222,11 +222,7 @@ def test_the_built_in_profiles_and_what_a_stored_diagnosis_was_judged_under() ->
 def test_the_text_report_says_why_a_run_of_high_trust_is_unsafe() -> None:
     """Broken on purpose: the reason line left out, or given for a run unsafe by its low trust -> fails."""
     lines = text_report(diagnose(CRASH, AGENT)).splitlines()
-    assert lines[:3] == [
-        "trust 70/100  unsafe_for_production",
-        "  why: critical cause: unrecovered_error",
-        "unsafe at trust 70 because unrecovered_error is critical (a critical cause makes a run unsafe at any trust)",
-    ]
+    assert lines[:2] == ["trust 70/100  unsafe_for_production", "  why: critical cause: unrecovered_error"]
     assert lines[-1].endswith("duplicate calls")  # agent runs every detector: none left out
     assert text_report(diagnose(CRASH)).splitlines()[-1].endswith("not detected: unrecovered_error, tool_failures")
     assert unsafe_reason(59, "unsafe_for_production", [("infinite_tool_loop", "critical")]) is None

@@ -2,6 +2,8 @@
 longest matching glob (ties by name), an input kind, the input kind's built-in default."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.diagnosis import CRITIQOR, LONG_SESSION, Profile
 from service.diagnosis.built_in import EVERY_DETECTOR
@@ -68,3 +70,30 @@ def test_an_unknown_own_profile_is_named() -> None:
         TENANT.resolve("agent", "session", "nope")
     assert refused.value.field == "profile" and "nope" in str(refused.value)
     assert TenantProfiles().named("coding") is None  # another tenant's profiles are not there
+
+
+_NAMES = st.text(alphabet="ab-*?[]!", min_size=1, max_size=6)
+
+
+@settings(max_examples=200)
+@given(
+    placed=st.lists(
+        st.tuples(st.lists(_NAMES, max_size=4), st.lists(st.sampled_from(["session", "otlp_logs"]), max_size=1)),
+        max_size=5,
+    ),
+    identity=st.text(alphabet="ab-", min_size=1, max_size=6),
+    input_kind=st.sampled_from(["session", "otlp_logs", "otlp_traces"]),
+)
+def test_the_compiled_resolution_is_the_first_rule_that_applies(
+    placed: list[tuple[list[str], list[str]]], identity: str, input_kind: str
+) -> None:
+    """The rules are compiled once per profile set (exact names in a dictionary, globs matched compiled):
+    the profile resolved is the one of the first listed rule that applies. Broken on purpose: the exact
+    look-up after the globs, or `_inputs.setdefault` → a plain assignment (the last rule of an input kind
+    wins) → this test fails."""
+    tenant = TenantProfiles(
+        Placed(_profile(f"p{number}"), tuple(identities), tuple(inputs))
+        for number, (identities, inputs) in enumerate(placed)
+    )
+    first = next(rule for rule in tenant.rules if rule.applies(identity, input_kind))
+    assert tenant.resolve(identity, input_kind).name == first.profile

@@ -179,6 +179,7 @@ class ProfileRule(BaseModel):
 class ProfileList(BaseModel):
     profiles: list[ProfileInfo]
     rules: list[ProfileRule] = Field(description="in the order they are tried, after the run's own `profile`")
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class RunList(BaseModel):

@@ -78,8 +78,13 @@ def _applies_to(profile: dict[str, Any]) -> str:
 @profiles_app.command("list")
 def profiles_list(as_json: JsonFlag = False, wide: WideFlag = False) -> None:
     """The diagnosis profiles this tenant may use (built-in first) and where each applies."""
+    found: list[dict[str, Any]] = []
     with api() as client:
-        found = client.json("GET", "/v1/profiles")["profiles"]
+        page = client.json("GET", "/v1/profiles")
+        found.extend(page["profiles"])
+        while page["next_cursor"]:
+            page = client.json("GET", "/v1/profiles", params={"cursor": page["next_cursor"]})
+            found.extend(page["profiles"])
     if as_json:
         print_json(found)
         return

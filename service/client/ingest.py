@@ -13,13 +13,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 from rich.console import Console
 from rich.progress import Progress
 
 from service.client.api import ApiClient, ApiError
 from service.diagnosis import parse_run
-from service.errors import ClientError
 from service.judge import OTLPDecodeError, decode_json_body
 from service.model import RunMaterial
 from service.otlp.shapes import describe
@@ -164,13 +164,14 @@ def post_sessions(client: ApiClient, sessions: list[RunMaterial]) -> list[dict[s
 def post_otlp_file(client: ApiClient, path: Path, signal: str, advance: Callable[[int], None]) -> list[dict[str, Any]]:
     """Through /v1/logs or /v1/traces like any OTLP emitter, document by document, then finalize each run."""
     run_ids: dict[str, None] = {}
+    refusals: list[tuple[int, str]] = []
     for document in _documents(path, MAX_DOCUMENT_BYTES):
         advance(len(document))
         if not document.strip():
             continue
         run_ids.update(dict.fromkeys(_run_ids(signal, document)))
-        client.request("POST", f"/v1/{signal}", content=document, headers={"content-type": "application/json"})
-    return finalize_runs(client, list(run_ids))
+        _post_otlp(client, signal, document, refusals)
+    return _finalized_unless_refused(client, list(run_ids), refusals, "spans" if signal == TRACES else "log records")
 
 
 def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], None]) -> list[dict[str, Any]]:
@@ -180,11 +181,12 @@ def post_exported_spans(client: ApiClient, path: Path, advance: Callable[[int], 
         raise OTLPDecodeError(f"{decoded.rejected_count} spans cannot be read: {decoded.rejection_message()}")
     if not decoded.spans:
         raise OTLPDecodeError(f"no spans: the file looks like {describe(read_document(path.read_bytes()))}")
+    refusals: list[tuple[int, str]] = []
     for start in range(0, len(decoded.spans), SPANS_PER_REQUEST):
         body = orjson.dumps(encode_json_traces(decoded.spans[start : start + SPANS_PER_REQUEST]))
-        client.request("POST", "/v1/traces", content=body, headers={"content-type": "application/json"})
+        _post_otlp(client, TRACES, body, refusals)
     advance(path.stat().st_size)
-    return finalize_runs(client, list(group_runs(decoded.spans)))
+    return _finalized_unless_refused(client, list(group_runs(decoded.spans)), refusals, "spans")
 
 
 def finalize_runs(client: ApiClient, run_ids: list[str]) -> list[dict[str, Any]]:
@@ -202,6 +204,53 @@ def finalize_runs(client: ApiClient, run_ids: list[str]) -> list[dict[str, Any]]
 
 # Answers about the runs themselves (a conflicting re-post, a run the API refuses): that file fails, not the ingest.
 _REFUSED_RUN = {409, 413, 422}
+MAX_REASON_CHARS = 500
+
+
+def _file_failed(error: Exception) -> bool:
+    """Whether an error is about one file (it fails, the others go on): what reading or converting it raised
+    (an export of an unexpected shape raises what Python raises: TypeError, KeyError, RecursionError...), or
+    the API's refusal of what it holds (400, 409, 413, 422). The server unreachable, a key refused or a
+    server error end the ingest."""
+    if isinstance(error, ApiError):
+        return error.status == 400 or error.status in _REFUSED_RUN
+    return isinstance(error, OSError | ValueError | TypeError | KeyError | AttributeError | RecursionError)
+
+
+class PartlyRefused(Exception):
+    """The API stored part of a file's telemetry and refused the rest (OTLP `partialSuccess`): the runs of
+    what it stored were finalized (`created`: their verdicts), and the file fails."""
+
+    def __init__(self, message: str, created: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.created = created
+
+
+def _refused_items(response: httpx.Response | None) -> tuple[int, str]:
+    """The spans or log records an OTLP answer refused (`partialSuccess`), and why."""
+    partial = (response.json() if response is not None and response.content else {}).get("partialSuccess") or {}
+    refused = partial.get("rejectedSpans") or partial.get("rejectedLogRecords") or 0
+    return int(refused), str(partial.get("errorMessage", ""))
+
+
+def _post_otlp(client: ApiClient, signal: str, body: bytes, refusals: list[tuple[int, str]]) -> None:
+    """One OTLP/JSON request; what its answer refused is added to `refusals`."""
+    response = client.request("POST", f"/v1/{signal}", content=body, headers={"content-type": "application/json"})
+    refused, why = _refused_items(response)
+    if refused:
+        refusals.append((refused, why))
+
+
+def _finalized_unless_refused(
+    client: ApiClient, run_ids: list[str], refusals: list[tuple[int, str]], unit: str
+) -> list[dict[str, Any]]:
+    """The runs finalized; PartlyRefused when the API refused some of the file's items."""
+    created = finalize_runs(client, run_ids)
+    if refusals:
+        count = sum(refused for refused, _ in refusals)
+        reasons = "; ".join(dict.fromkeys(why for _, why in refusals if why))
+        raise PartlyRefused(f"{count} {unit} refused by the server: {reasons}", created)
+    return created
 
 
 class _Ingest:
@@ -231,13 +280,21 @@ class _Ingest:
                 progress.remove_task(task)
             else:
                 self.pending.append((path, session_of(path.read_bytes(), self.identity)))
-        except (OSError, OTLPDecodeError, ClientError) as exc:
+        except PartlyRefused as refused:
+            for run in refused.created:
+                self.summary.add(run)
+            self.skip(path, refused)
+        except Exception as exc:
+            if not _file_failed(exc):
+                raise
             self.skip(path, exc, getattr(exc, "field", ""))
 
     def skip(self, path: Path, exc: Exception, field: str = "") -> None:
+        """The file counted as failed, and why, in one line."""
         self.summary.failed += 1
         where = f" ({field})" if field else ""
-        self.err.print(f"skipped {path}{where}: {exc}", markup=False, highlight=False)
+        reason = " ".join(str(exc).split())[:MAX_REASON_CHARS] or type(exc).__name__
+        self.err.print(f"skipped {path}{where}: {reason}", markup=False, highlight=False, soft_wrap=True)
 
     def flush(self) -> None:
         """Posts the pending runs as one batch; when the API refuses the batch for one of its runs (it is

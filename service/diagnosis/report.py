@@ -26,8 +26,6 @@ def verdict_lines(view: View) -> list[str]:
     """The trust verdict and why, the primary cause with its chain, every cause with its evidence, the
     dimension scores."""
     lines = [f"trust {view['trust_score']}/100  {view['readiness_level']}", f"  why: {_why(view)}"]
-    causes = ((cause["type"], cause["severity"]) for cause in view["failure_causes"])
-    lines += filter(None, [unsafe_reason(view["trust_score"], view["readiness_level"], causes)])
     primary = view["primary_diagnosis"]
     if primary["root_cause_failure_type"] is None:
         lines.append("primary: none (no failure mode detected)")
@@ -68,7 +66,8 @@ def _why(view: View) -> str:
 
 def unsafe_reason(trust: int, readiness: str, causes: Iterable[tuple[str, str]]) -> str | None:
     """Why a run is unsafe although its trust is not low, in one line: its critical cause (SPEC §4: any
-    critical cause makes a run unsafe, whatever its trust). None for any other verdict. `causes` are
+    critical cause makes a run unsafe, whatever its trust; the gate's verdict says it, the report's `why`
+    line names the causes). None for any other verdict. `causes` are
     (failure type, severity) in cause order."""
     if readiness != Readiness.UNSAFE or trust < UNSAFE_BELOW:
         return None

@@ -161,8 +161,8 @@ class TraceIndex:
 
     def _root_identity(self) -> str | None:
         """The root agent's identity (SPEC §3.5): the name of the root span, else of the earliest agent
-        span, else the root's resource service.name. The root is the earliest span without a parent, else
-        (its parent never arrived) the earliest span."""
+        span, else the root's resource service.name (each made a valid identity). The root is the earliest
+        span without a parent, else (its parent never arrived) the earliest span."""
         if not self.ordered:
             return None
         root = next((span for span in self.ordered if span.is_root), self.ordered[0])

@@ -1,19 +1,17 @@
 """What one span is, read from its own attributes (SPEC §3.4 span roles and token usage, §3.5 agent
 names): no other span is looked at here (service.traces.index answers the questions about ancestors)."""
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from service.diagnosis.values import MAX_TOKENS_PER_EVENT
+from service.ids import as_identity
 from service.otlp.attributes import Attributes, AttributeValue, attribute_text
 from service.otlp.values import as_int
 from service.traces import semconv
 from service.traces.spans import Span
 
 TOOL, AGENT, LLM, HANDOFF = "tool", "agent", "llm", "handoff"
-_OTHER_CHARACTERS = re.compile(r"[^A-Za-z0-9._:@/+-]+")
-MAX_IDENTITY_CHARS = 256
 
 
 def first_text(values: Iterable[AttributeValue]) -> str | None:
@@ -69,9 +67,7 @@ def agent_name(span: Span) -> str | None:
 
 def valid_identity(text: str | None) -> str | None:
     """`text` as an identity (SPEC §3.5, §9): each run of other characters `-`, at most 256 characters."""
-    if text is None:
-        return None
-    return _OTHER_CHARACTERS.sub("-", text)[:MAX_IDENTITY_CHARS] or None
+    return None if text is None else as_identity(text) or None
 
 
 def default_service(span: Span) -> str | None:

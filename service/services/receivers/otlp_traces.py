@@ -23,6 +23,7 @@ import msgspec
 from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
 from service.otlp.redaction import redacted, redacted_attributes
+from service.priority import stepping
 from service.services.finalize import finalize_run
 from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding
@@ -63,7 +64,7 @@ def _span_rows(tenant: str, spans: Sequence[Span], now: datetime) -> list[list[o
     return [
         [tenant, s.trace_id, span_content_id(s), s.span_id, conversation_id(s) or "", s.start_unix_nano,
          s.end_unix_nano, s.is_root, encode_span(s), now]
-        for s in spans
+        for s in stepping(spans)
     ]  # fmt: skip
 
 
@@ -75,7 +76,7 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
     received = TracesReceived()
     received.reject(decoded.rejected_count, decoded.rejection_message())
     by_trace: defaultdict[str, list[Span]] = defaultdict(list)
-    for span in decoded.spans:
+    for span in stepping(decoded.spans):
         by_trace[span.trace_id].append(_redacted(span, settings.redact_attributes, tenant))
     stored = {trace.trace_id: trace for trace in trace_store.stored_traces(store, tenant, sorted(by_trace))}
     by_run: defaultdict[str, list[str]] = defaultdict(list)
