@@ -1,0 +1,52 @@
+"""One agent's daily history (GET /v1/identities/{id}/history?days=90, the agent page's chart) on the quick
+tour's store (README "Quick tour": session_multi.json posted, then `repute ingest examples/`), through real
+HTTP against `repute serve` in a subprocess, as the agent page asks for it (issue #41: 4.1-6.9 s on a loaded
+2-core host before). Next to the wall-clock figures, the server's own CPU milliseconds per request."""
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from bench._server import cpu_seconds, load_average, percentile, served
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+IDENTITY = "agent-atlas"
+DAYS = 90
+WARM_UP = 2
+REQUESTS = 20  # each one a second or more on a loaded 2-core host before the daily tables
+
+
+def _quick_tour(base_url: str, key: str) -> None:
+    """The README's quick tour's writes: one sample posted, then every sample ingested."""
+    headers = {"Authorization": f"Bearer {key}"}
+    body = (EXAMPLES / "session_multi.json").read_bytes()
+    httpx.post(f"{base_url}/v1/sessions", content=body, headers=headers, timeout=60).raise_for_status()
+    environment = {**os.environ, "REPUTE_URL": base_url, "REPUTE_API_KEY": key}
+    command = [sys.executable, "-m", "service", "ingest", "--quiet", str(EXAMPLES)]
+    subprocess.run(command, env=environment, check=True, capture_output=True)
+
+
+def main() -> list[tuple[str, str, str]]:
+    with served() as server, httpx.Client(base_url=server.base_url, headers=server.headers, timeout=60) as client:
+        _quick_tour(server.base_url, server.key)
+        path, params = f"/v1/identities/{IDENTITY}/history", {"days": DAYS}
+        for _ in range(WARM_UP):
+            client.get(path, params=params).raise_for_status()
+        latencies = []
+        cpu = cpu_seconds(server.pid)
+        for _ in range(REQUESTS):
+            began = time.perf_counter()
+            client.get(path, params=params).raise_for_status()
+            latencies.append((time.perf_counter() - began) * 1000)
+        server_cpu = (cpu_seconds(server.pid) - cpu) * 1000 / REQUESTS
+    return [
+        (f"history of {IDENTITY}, {DAYS} days, p50", f"{statistics.median(latencies):.1f} ms", "-"),
+        (f"history of {IDENTITY}, {DAYS} days, p99", f"{percentile(latencies, 0.99):.1f} ms", "< 50 ms"),
+        ("  server CPU per request", f"{server_cpu:.1f} ms", "-"),
+        (load_average(), "after the history benchmark", "-"),
+    ]
