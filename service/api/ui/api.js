@@ -48,7 +48,9 @@ export const listRuns = (filters, cursor) =>
 export const identityRuns = (identity) => get("runs", { identity, limit: CHART_RUNS_LIMIT });
 export const getRun = (runId) => get(`runs/${segment(runId)}`);
 export const runEvents = (runId) => get(`runs/${segment(runId)}/events`, { limit: EVENTS_LIMIT });
-export const listIdentities = () => get("identities", { sort: "overall", order: "desc", limit: 1000 });
+const SPANS_LIMIT = 5000; // the API's largest page of spans
+export const runSpans = (runId) => get(`runs/${segment(runId)}/spans`, { limit: SPANS_LIMIT });
+export const listIdentities = (q = "") => get("identities", { sort: "overall", order: "desc", limit: 1000, q });
 export const reputation = (identity) => get(`identities/${segment(identity)}/reputation`);
 export const reputationExplanation = (identity) => get(`identities/${segment(identity)}/reputation/explain`);
 export const HISTORY_DAYS = 90;

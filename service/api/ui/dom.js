@@ -81,12 +81,15 @@ export function bar(label, value, max, { field, className = "", text = value ?? 
 }
 
 /**
- * A scrollable table; `numeric` names the headings whose column is right-aligned numbers. Each cell carries
- * its column's heading (`data-label`), which a narrow screen shows beside it where a table stacks its rows.
+ * A scrollable table; `numeric` names the headings whose column is right-aligned numbers. A heading is its text
+ * or a <th> made already (a sortable one, with its text in `data-label`). Each cell carries its column's heading
+ * (`data-label`), which a narrow screen shows beside it where a table stacks its rows.
  */
 export function dataTable(className, headings, rows, numeric = []) {
-  const head = headings.map((heading) => el("th", { scope: "col", class: numeric.includes(heading) ? "number" : null }, heading));
-  for (const row of rows) [...row.cells].forEach((cell, index) => cell.setAttribute("data-label", headings[index]));
+  const head = headings.map((heading) =>
+    typeof heading === "string" ? el("th", { scope: "col", class: numeric.includes(heading) ? "number" : null }, heading) : heading);
+  const labels = headings.map((heading) => (typeof heading === "string" ? heading : heading.dataset.label));
+  for (const row of rows) [...row.cells].forEach((cell, index) => cell.setAttribute("data-label", labels[index]));
   return el(
     "div",
     { class: "table-scroll" },

@@ -32,6 +32,23 @@ export const percent = (fraction) => `${Math.round(100 * fraction)}%`;
 export const number = (value) =>
   value === null || value === undefined ? MISSING : Number(value).toLocaleString("en", { maximumFractionDigits: 2 });
 
+/** A length of time in milliseconds: "850 ms", "12.4 s", "3 min 5 s". */
+export function duration(milliseconds) {
+  if (milliseconds === null || milliseconds === undefined) return MISSING;
+  if (milliseconds < 1000) return `${Math.round(milliseconds)} ms`;
+  const seconds = milliseconds / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+}
+
+/** The API's duration_seconds as duration() reads it. */
+export const seconds = (value) => (value === null || value === undefined ? MISSING : duration(1000 * value));
+
+/** US dollars: cents, and up to four decimals under a dollar ("$0.0125"), where model calls cost fractions of a cent. */
+export const dollars = (value) =>
+  value === null || value === undefined ? MISSING
+    : `$${Number(value).toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: Math.abs(value) < 1 ? 4 : 2 })}`;
+
 export const integer = (value) => (value === null || value === undefined ? MISSING : Number(value).toLocaleString("en"));
 
 /** An ISO time as "2026-11-20 11:00:07 UTC". */

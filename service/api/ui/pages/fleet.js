@@ -4,9 +4,10 @@
 // and the hash keeps it.
 
 import { firingAlerts, listIdentities } from "../api.js";
-import { el, fillAll, section } from "../dom.js";
+import { dataTable, el, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { sparkline } from "../charts.js";
+import { chosenSort, compareBy, sortHeading } from "../sorting.js";
 import { failureChip, identityHref, trendView } from "../widgets.js";
 
 const runsHref = (filters) => `#/runs?${new URLSearchParams(filters)}`;
@@ -20,22 +21,22 @@ const ALERT_TARGETS = {
   fleet_trust_drop: () => "#/runs",
 };
 
-// [key, heading, value of a row for sorting (null: the column does not sort), numeric]; rows without a
-// value sort last either way. Execution errors sort by their share of the runs: that is what tells a flaky
-// agent from a busy one.
+// Each column (service/api/ui/sorting.js): a row's value to sort by, null where the column does not sort.
+// Execution errors sort by their share of the runs: that is what tells a flaky agent from a busy one.
+const column = (key, label, value, numeric) => ({ key, label, value, numeric });
 const COLUMNS = [
-  ["identity", "Identity", (row) => row.identity, false],
-  ["alerts", "Alerts", (row) => row.alerts, true],
-  ["overall", "Reputation", (row) => row.overall, true],
-  ["last_30_days", "Last 30 days", null, false],
-  ["confidence", "Confidence", (row) => row.confidence, true],
-  ["trend_7d", "7-day trend", (row) => row.trend_7d, true],
-  ["trend_30d", "30-day trend", (row) => row.trend_30d, true],
-  ["runs", "Runs", (row) => row.runs, true],
-  ["execution_errors", "Execution errors", (row) => row.execution_error_share, true],
-  ["unsafe_runs", "Unsafe runs", (row) => row.unsafe_runs, true],
-  ["top_failure", "Top failure", (row) => row.top_failure, false],
-  ["last_run_at", "Last run (UTC)", (row) => row.last_run_at, false],
+  column("identity", "Identity", (row) => row.identity, false),
+  column("alerts", "Alerts", (row) => row.alerts, true),
+  column("overall", "Reputation", (row) => row.overall, true),
+  column("last_30_days", "Last 30 days", null, false),
+  column("confidence", "Confidence", (row) => row.confidence, true),
+  column("trend_7d", "7-day trend", (row) => row.trend_7d, true),
+  column("trend_30d", "30-day trend", (row) => row.trend_30d, true),
+  column("runs", "Runs", (row) => row.runs, true),
+  column("execution_errors", "Execution errors", (row) => row.execution_error_share, true),
+  column("unsafe_runs", "Unsafe runs", (row) => row.unsafe_runs, true),
+  column("top_failure", "Top failure", (row) => row.top_failure, false),
+  column("last_run_at", "Last run (UTC)", (row) => row.last_run_at, false),
 ];
 const DEFAULT_SORT = "worst";
 
@@ -57,34 +58,33 @@ function renderAlerts(region, alerts) {
   region.append(el("ul", { class: "alerts" }, alerts.map(alertItem)));
 }
 
-function compareBy(key, descending) {
-  const [, , value] = COLUMNS.find(([name]) => name === key);
-  return (a, b) => {
-    const [x, y] = [value(a), value(b)];
-    if (x === null || y === null) return (x === null) - (y === null);
-    const order = typeof x === "string" ? x.localeCompare(y) : x - y;
-    return descending ? -order : order;
-  };
-}
-
 /** Firing alerts first, then the lowest reputation (none last), then by name. */
 function worstFirst(a, b) {
-  return b.alerts - a.alerts || compareBy("overall", false)(a, b) || a.identity.localeCompare(b.identity);
+  return b.alerts - a.alerts || compareBy(COLUMNS, "overall", false)(a, b) || a.identity.localeCompare(b.identity);
 }
 
-function sortRows(rows, sort, descending) {
-  const compare = sort === DEFAULT_SORT ? worstFirst : compareBy(sort, descending);
+function sortRows(rows, { sort, descending }) {
+  const compare = sort === DEFAULT_SORT ? worstFirst : compareBy(COLUMNS, sort, descending);
   return [...rows].sort((a, b) => compare(a, b) || a.identity.localeCompare(b.identity));
 }
 
-function heading([key, label, value, numeric], sort, descending) {
-  if (value === null) return el("th", { scope: "col" }, label);
-  const active = key === sort;
-  // A first click sorts numbers from the highest and names from A; a second click reverses.
-  const nextDescending = active ? !descending : numeric;
-  const href = `#/fleet?${new URLSearchParams({ sort: key, order: nextDescending ? "desc" : "asc" })}`;
-  return el("th", { scope: "col", class: numeric ? "number" : null, "aria-sort": active ? (descending ? "descending" : "ascending") : "none" },
-    el("a", { href, class: "sort", "data-sort": key }, label, active ? (descending ? " ▼" : " ▲") : ""));
+function fleetHash({ q, sort, order }) {
+  const params = new URLSearchParams(Object.entries({ q, sort, order }).filter(([, value]) => value));
+  const query = params.toString();
+  return query ? `#/fleet?${query}` : "#/fleet";
+}
+
+function searchForm(q, sorting) {
+  const form = el("form", { class: "filters", role: "search", "aria-label": "Fleet search" },
+    el("div", { class: "field" }, el("label", { for: "fleet-search" }, "Search identities"),
+      el("input", { id: "fleet-search", name: "q", type: "search", value: q, autocomplete: "off", spellcheck: "false", placeholder: "part of a name" })),
+    el("div", { class: "field actions" }, el("button", { type: "submit" }, "Search"), q && el("a", { href: fleetHash({}) }, "Clear")));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const sort = sorting.sort === DEFAULT_SORT ? "" : sorting.sort;
+    location.hash = fleetHash({ q: form.elements.q.value.trim(), sort, order: sort && (sorting.descending ? "desc" : "asc") });
+  });
+  return form;
 }
 
 /** "6 (50%)": the count and its share of the runs. */
@@ -110,34 +110,34 @@ function identityRow(row, today) {
   );
 }
 
-function renderIdentities(region, [{ identities, computed_at: computedAt }, alerts], sort, descending) {
+function renderIdentities(region, [{ identities, computed_at: computedAt }, alerts], sorting, q) {
   if (identities.length === 0) {
-    region.append(el("p", { class: "empty" }, "No identity has a reputation yet (scores refresh every minute)."));
+    const empty = q ? `No identity holds “${q}”.` : "No identity has a reputation yet (scores refresh every minute).";
+    region.append(el("p", { class: "empty", "data-field": "empty" }, empty));
     return;
   }
   const alertsAbout = (identity) => alerts.filter((alert) => alert.alert === "identity_score_drop" && alert.subject === identity).length;
-  const rows = sortRows(identities.map((row) => ({ ...row, alerts: alertsAbout(row.identity) })), sort, descending);
+  const rows = sortRows(identities.map((row) => ({ ...row, alerts: alertsAbout(row.identity) })), sorting);
   const today = (computedAt ?? new Date().toISOString()).slice(0, 10);
-  const order = sort === DEFAULT_SORT ? "Worst first: firing alerts, then the lowest reputation." : "";
+  const worst = sorting.sort === DEFAULT_SORT;
+  const order = worst ? "Worst first: firing alerts, then the lowest reputation." : "";
+  const headings = COLUMNS.map((each) => sortHeading(each, sorting, ({ sort, order }) => fleetHash({ q, sort, order })));
   region.append(
-    el("div", { class: "table-scroll" },
-      el("table", { class: "fleet" },
-        el("thead", {}, el("tr", {}, COLUMNS.map((column) => heading(column, sort, descending)))),
-        el("tbody", {}, rows.map((row) => identityRow(row, today))))),
+    dataTable("fleet sortable", headings, rows.map((row) => identityRow(row, today))),
     el("p", { class: "hint" }, order, order && " ", `Scores computed ${format.time(computedAt)}. `,
       "Runs, execution errors (infrastructure: no verdict, no reputation), unsafe runs and the top failure cover the 90 days of the score; ",
       "the last 30 days show each day's mean trust (red on a day with an unsafe run) and a dark tick below a day with execution errors. ",
-      sort !== DEFAULT_SORT && el("a", { href: "#/fleet" }, "Worst first")),
+      !worst && el("a", { href: fleetHash({ q }) }, "Worst first")),
   );
 }
 
 export function renderFleet(page, query) {
   document.title = "Fleet · Repute";
-  const sort = COLUMNS.some(([key, , value]) => value && key === query.get("sort")) ? query.get("sort") : DEFAULT_SORT;
-  const descending = query.get("order") === "desc";
-  page.append(el("h1", { tabindex: "-1" }, "Fleet"));
+  const sorting = chosenSort(query, COLUMNS, DEFAULT_SORT);
+  const q = query.get("q") ?? "";
+  page.append(el("h1", { tabindex: "-1" }, "Fleet"), searchForm(q, sorting));
   const alerts = firingAlerts();
-  const identities = listIdentities();
+  const identities = listIdentities(q);
   const alertsRegion = section(page, "Firing alerts");
   const identitiesRegion = section(page, "Identities");
   return fillAll([
@@ -145,7 +145,7 @@ export function renderFleet(page, query) {
     {
       region: identitiesRegion,
       request: Promise.all([identities, alerts]),
-      render: (region, answers) => renderIdentities(region, answers, sort, descending),
+      render: (region, answers) => renderIdentities(region, answers, sorting, q),
     },
   ]);
 }

@@ -4,10 +4,11 @@
 // run says once that it has no diagnosis yet; an execution error leads with its stage, reason and
 // message and shows no quality verdict; only an OpenTelemetry session has a performance card.
 
-import { getRun, runEvents } from "../api.js";
+import { getRun, runEvents, runSpans } from "../api.js";
 import { bar, dataTable, el, errorBox, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { causalGraph, failureTypesByEvent } from "../graph.js";
+import { renderTimeline } from "../timeline.js";
 import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readinessBadge, runHref, severityBadge } from "../widgets.js";
 
 const DETAILS_INLINE_CHARS = 160;
@@ -72,9 +73,11 @@ function renderRunFacts(region, run) {
       ["Kind", run.kind],
       ["Started", format.time(run.started_at)],
       ["Ended", format.time(run.ended_at)],
+      ["Duration", format.seconds(run.duration_seconds), "duration"],
       ["Events", format.integer(run.event_count), "event-count"],
       ["Tool calls", format.integer(run.tool_calls)],
       ["Tokens", format.integer(run.total_tokens)],
+      ["Cost", format.dollars(run.cost_usd), "cost"],
     ]),
   );
 }
@@ -291,8 +294,14 @@ function renderSections(page, run, events) {
     shown(page, "Causal graph", renderGraph, run);
   }
   const causes = judged ? run.diagnosis.failure_causes : [];
+  const tasks = [];
+  if (run.kind === "trace") {
+    const timeline = section(page, "Span timeline");
+    tasks.push({ region: timeline, request: runSpans(run.run_id), render: (region, answer) => renderTimeline(region, answer, run.run_id) });
+  }
   const evidence = section(page, "Evidence explorer");
-  return fillAll([{ region: evidence, request: events, render: (region, answer) => renderEvidence(region, causes, run, answer) }]);
+  tasks.push({ region: evidence, request: events, render: (region, answer) => renderEvidence(region, causes, run, answer) });
+  return fillAll(tasks);
 }
 
 export function renderRun(page, runId) {
@@ -307,7 +316,10 @@ export function renderRun(page, runId) {
       loading.remove();
       return renderSections(page, found, events);
     },
-    // A run that cannot be read (unknown id, bad key) is one message.
-    (error) => page.replaceChildren(...heading, errorBox(error)),
+    // A run that cannot be read (unknown id, bad key) is one message; its events' refusal says nothing more.
+    (error) => {
+      events.catch(() => {});
+      page.replaceChildren(...heading, errorBox(error));
+    },
   );
 }
