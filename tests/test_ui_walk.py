@@ -6,6 +6,7 @@ fleet column is whole), and any console error or uncaught exception on any page 
 
 import time
 import uuid
+from typing import Any
 
 import httpx
 import pytest
@@ -25,20 +26,28 @@ SESSIONS = ("session_clean.json", "session_loop.json", "session_multi.json")
 MISSING_RUN_NOTICES = "Failed to load resource: the server responded with a status of 404"
 
 
-def _two_agents(api: httpx.Client) -> str:
+def _two_agent_spans(trace_id: bytes) -> list[Any]:
     """A planner (0-20 ms, a minute ago: inside the reputation's window) that asks a model (1-3 ms, 42 tokens,
-    $0.0125, its input message kept) and hands work to a researcher (5-18 ms) whose search fails (6-16 ms):
-    finalized, it is a run with a child run."""
-    trace_id, t0 = uuid.uuid4().bytes, time.time_ns() - 60_000 * MS
-    spans = request_of(
+    $0.0125, its input message kept) and hands work to a researcher (5-18 ms) whose search fails (6-16 ms)."""
+    t0 = time.time_ns() - 60_000 * MS
+    return [
         proto_span(1, trace_id=trace_id, name="invoke_agent planner", start=t0, end=t0 + 20 * MS, attributes=PLANNER),
         proto_span(2, trace_id=trace_id, parent=1, name="chat m-1", start=t0 + MS, end=t0 + 3 * MS, attributes=CHAT),
         proto_span(3, trace_id=trace_id, parent=1, name="invoke_agent researcher", start=t0 + 5 * MS,
                    end=t0 + 18 * MS, attributes=RESEARCHER),
         proto_span(4, trace_id=trace_id, parent=3, name="execute_tool search", start=t0 + 6 * MS, end=t0 + 16 * MS,
                    attributes=SEARCH, error=True, message="search timed out"),
-    )  # fmt: skip
-    assert api.post("/v1/traces", json=otlp_json(spans)).status_code == 200
+    ]  # fmt: skip
+
+
+def _post_spans(api: httpx.Client, spans: list[Any]) -> None:
+    assert api.post("/v1/traces", json=otlp_json(request_of(*spans))).status_code == 200
+
+
+def _two_agents(api: httpx.Client) -> str:
+    """The two agents' trace posted and finalized: a run with a child run. Returns its run id."""
+    trace_id = uuid.uuid4().bytes
+    _post_spans(api, _two_agent_spans(trace_id))
     assert api.post(f"/v1/runs/{trace_id.hex()}/finalize").status_code == 200
     return trace_id.hex()
 
@@ -82,8 +91,8 @@ def test_runs_to_run_to_agent_to_fleet_with_search_and_sort(
 ) -> None:
     """Seen red: the timeline's section left out of run.js (no table.spans), the runs' sort reversed in
     sorting.js (x - y as y - x), q= dropped from the runs page's query (every run shown), `.table-scroll`
-    without overflow (the runs page 1,466 px wide at 390), and the missing run's events left unhandled (an
-    uncaught rejection)."""
+    without overflow (the runs page 1,466 px wide at 390), and the missing run's events without a handler until
+    the run's 404 came (an uncaught rejection whenever the events' 404 came first: 3 walks of 9)."""
     tenant = _tenant(base_url, embedded_store)
     for name in SESSIONS:
         assert tenant.api.post("/v1/sessions", content=(FIXTURES / name).read_bytes()).status_code == 201
@@ -180,3 +189,34 @@ def test_runs_to_run_to_agent_to_fleet_with_search_and_sort(
     page.context.close()
     tenant.api.close()
     assert all(error.startswith(MISSING_RUN_NOTICES) for error in explorer.errors), explorer.errors
+
+
+def test_a_running_agent_is_watched_as_its_spans_arrive(
+    browser: Browser,  # noqa: F811
+    base_url: str,
+    embedded_store: Store,
+) -> None:
+    """Issue #40: a trace-born run posted while its agent runs is listed open and its page follows it: more
+    spans arrive and its timeline grows, it is finalized and the page shows the verdict, without a reload.
+    Seen red: refreshWhileOpen never called in run.js (the timeline stays at 2 spans)."""
+    tenant = _tenant(base_url, embedded_store)
+    trace_id = uuid.uuid4().bytes
+    run_id = trace_id.hex()
+    spans = _two_agent_spans(trace_id)
+    _post_spans(tenant.api, spans[:2])
+    explorer = _explorer(browser, base_url, tenant.key)
+    page = explorer.page
+    explorer.open(f"#/runs?q={run_id}")
+    assert explorer.field("execution", f'tr[data-run-id="{run_id}"]') == "open"
+    explorer.follow(page.locator(f'a.run-link[href="#/runs/{run_id}"]'))
+    assert page.locator("table.spans tbody tr").count() == 2 and explorer.field("open-notice")
+
+    _post_spans(tenant.api, spans[2:])
+    page.wait_for_function("() => document.querySelectorAll('table.spans tbody tr').length === 4", timeout=30_000)
+    assert tenant.api.post(f"/v1/runs/{run_id}/finalize").status_code == 200
+    page.wait_for_function("() => document.querySelector('[data-field=\"open-notice\"]') === null", timeout=30_000)
+    page.locator('[data-field="trust"]').first.wait_for(timeout=30_000)
+    assert explorer.field("trust") == str(tenant.api.get(f"/v1/runs/{run_id}").json()["trust_score"])
+    page.context.close()
+    tenant.api.close()
+    assert explorer.errors == [], explorer.errors

@@ -12,6 +12,7 @@ import { renderTimeline } from "../timeline.js";
 import { executionErrorBadge, failureChip, identityHref, identityRunsHref, readinessBadge, runHref, severityBadge } from "../widgets.js";
 
 const DETAILS_INLINE_CHARS = 160;
+const OPEN_REFRESH_MS = 3000; // how often an open run's page asks whether it grew
 const EVENT_KEYS_IN_COLUMNS = new Set(["event", "type", "event_id", "timestamp"]);
 
 const eventRowId = (nodeId) => `event-row-${nodeId}`;
@@ -274,7 +275,7 @@ function shown(parent, title, render, run, className = null) {
 function renderSections(page, run, events) {
   const judged = run.diagnosis !== null && !format.isExecutionError(run);
   if (run.status !== "finalized") {
-    page.append(el("p", { class: "notice", "data-field": "open-notice" }, "This run is still open: it is diagnosed when it is finalized."));
+    page.append(el("p", { class: "notice", "data-field": "open-notice" }, "This run is still open: it is diagnosed when it is finalized. This page follows it as it grows."));
   }
   if (format.isExecutionError(run)) shown(page, "Execution error", renderExecutionError, run, "execution-error-lead");
   const grid = el("div", { class: "grid" });
@@ -304,22 +305,45 @@ function renderSections(page, run, events) {
   return fillAll(tasks);
 }
 
+/**
+ * While a run is open (a running agent, SPEC §3.4), asks every few seconds whether it grew or was finalized,
+ * and then draws the page again in place; it stops once the user has left the page.
+ */
+function refreshWhileOpen(page, runId, shown) {
+  const timer = setInterval(() => {
+    if (!page.isConnected) {
+      clearInterval(timer);
+      return;
+    }
+    getRun(runId).then(
+      (run) => {
+        if (!page.isConnected || (run.status === shown.status && run.event_count === shown.event_count)) return;
+        clearInterval(timer);
+        page.replaceChildren();
+        renderRun(page, runId);
+      },
+      () => {}, // a failed look is tried again at the next tick
+    );
+  }, OPEN_REFRESH_MS);
+}
+
 export function renderRun(page, runId) {
   document.title = `Run ${runId} · Repute`;
   const run = getRun(runId);
   const events = runEvents(runId);
+  // The events are drawn once the run has come; a refusal that comes first is handled there, or not at all
+  // for a run that cannot be read: never an uncaught rejection meanwhile.
+  events.catch(() => {});
   const heading = [el("p", { class: "crumbs" }, el("a", { href: "#/runs" }, "← Runs")), el("h1", { tabindex: "-1" }, "Run ", el("code", {}, runId))];
   const loading = el("p", { class: "loading" }, "Loading…");
   page.append(...heading, loading);
   return run.then(
     (found) => {
       loading.remove();
+      if (found.status !== "finalized") refreshWhileOpen(page, runId, found);
       return renderSections(page, found, events);
     },
-    // A run that cannot be read (unknown id, bad key) is one message; its events' refusal says nothing more.
-    (error) => {
-      events.catch(() => {});
-      page.replaceChildren(...heading, errorBox(error));
-    },
+    // A run that cannot be read (unknown id, bad key) is one message.
+    (error) => page.replaceChildren(...heading, errorBox(error)),
   );
 }

@@ -117,7 +117,7 @@ function runRow(run) {
     el("td", { class: "number", "data-field": "trust" }, run.trust_score ?? format.MISSING),
     el("td", {}, verdict),
     el("td", {}, format.humanize(run.primary_failure)),
-    el("td", {}, format.humanize(run.execution_status || run.status)),
+    el("td", { "data-field": "execution" }, format.humanize(run.execution_status || run.status)),
     el("td", { class: "number" }, format.integer(run.event_count)),
     el("td", { class: "number", "data-field": "tokens" }, format.integer(run.total_tokens)),
     el("td", { class: "number", "data-field": "cost" }, format.dollars(run.cost_usd)),
