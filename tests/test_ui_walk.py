@@ -156,6 +156,7 @@ def test_runs_to_run_to_agent_to_fleet_with_search_and_sort(
     tree = page.locator('[data-field="agent-tree"]')
     assert tree.locator(f'li[data-run="{run_id}:researcher"]').count() == 1
     assert explorer.field("cost") == "$0.0125"
+    explorer.screenshot(f"ui-walk-run-{width}.png")
 
     # its agent: every section drawn, none left loading
     explorer.follow(page.locator("a.identity-link").first)
@@ -176,6 +177,7 @@ def test_runs_to_run_to_agent_to_fleet_with_search_and_sort(
     fleet = tenant.api.get("/v1/identities").json()["identities"]
     runs_shown = page.locator('table.fleet [data-field="runs"]').all_inner_texts()
     assert runs_shown == sorted((str(row["runs"]) for row in fleet), key=int, reverse=True)
+    explorer.screenshot(f"ui-walk-fleet-{width}.png")
     if width >= 1400:
         frame, last = (page.locator(s).first.bounding_box() for s in ("table.fleet", 'th[data-label="Last run (UTC)"]'))
         scroller = page.locator("table.fleet").locator("xpath=..").bounding_box()
