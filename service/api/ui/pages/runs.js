@@ -136,7 +136,7 @@ function renderTable(region, { runs, next_cursor: nextCursor }, filters, cursor,
     region.append(el("p", { class: "empty", "data-field": "empty" }, emptyText(filters, cursor)));
   } else {
     const sorted = sorting.sort === NEWEST_FIRST ? runs : [...runs].sort(compareBy(COLUMNS, sorting.sort, sorting.descending));
-    const headings = COLUMNS.map((each) => sortHeading(each, sorting, (order) => runsHash(filters, cursor, order)));
+    const headings = COLUMNS.map((each) => sortHeading(each, sorting, (chosen) => runsHash(filters, cursor, chosen)));
     region.append(dataTable("runs sortable", headings, sorted.map(runRow)));
     if (sorting.sort !== NEWEST_FIRST) {
       region.append(el("p", { class: "hint", "data-field": "sorted" }, `Sorted: the ${format.integer(runs.length)} runs of this page. `,
