@@ -35,7 +35,6 @@ EXECUTION = ("ok", "quality_failure", "execution_error")
 class Finalized:
     readiness: str
     execution_status: str
-    minutes: int  # its run time, from START; the open version's is its creation
 
 
 @dataclass(frozen=True)
@@ -43,15 +42,17 @@ class Run:
     identity: str
     suite: str
     opened_minute: int
+    finalized_minute: int  # the run time its finalize sets, from START, which a re-diagnosis keeps
     finalized: tuple[Finalized, ...]  # each a later version; none: the run is still open
 
 
-finalized_versions = st.builds(Finalized, st.sampled_from(READINESS), st.sampled_from(EXECUTION), st.integers(0, 30))
+finalized_versions = st.builds(Finalized, st.sampled_from(READINESS), st.sampled_from(EXECUTION))
 runs = st.lists(
     st.builds(
         Run,
         st.sampled_from(IDENTITIES),
         st.sampled_from(SUITES),
+        st.integers(0, 30),
         st.integers(0, 30),
         st.lists(finalized_versions, max_size=2).map(tuple),
     ),
@@ -71,16 +72,19 @@ filters = st.fixed_dictionaries(
 
 
 def _versions(tenant: str, run_id: str, run: Run) -> list[RunRecord]:
+    """A run's versions as the service writes them: open, then finalized, then re-diagnosed, each of the
+    finalized ones at the run time its finalize set (the first's)."""
     opened = START + timedelta(minutes=run.opened_minute)
     first = RunRecord(tenant=tenant, run_id=run_id, identity=run.identity, suite=run.suite, created_at=opened,
                       run_at=opened, version=1, status="open")  # fmt: skip
-    return [first, *(_finalized(first, version, f) for version, f in enumerate(run.finalized, 2))]
+    finalized = enumerate(run.finalized, 2)
+    return [first, *(_finalized(first, version, f, run.finalized_minute) for version, f in finalized)]
 
 
-def _finalized(opened: RunRecord, version: int, f: Finalized) -> RunRecord:
+def _finalized(opened: RunRecord, version: int, f: Finalized, minutes: int) -> RunRecord:
     return opened.with_version(
         version, status="finalized", readiness=f.readiness, execution_status=f.execution_status,
-        run_at=START + timedelta(minutes=f.minutes), finalized_at=opened.created_at, trust_score=50,
+        run_at=START + timedelta(minutes=minutes), finalized_at=opened.created_at, trust_score=50,
     )  # fmt: skip
 
 
@@ -149,15 +153,15 @@ def test_a_page_beyond_the_newest_versions_is_read_from_every_version(embedded_s
                        run_at=START + timedelta(days=9), version=1, status="open")  # fmt: skip
     newer = [
         _finalized(RunRecord(tenant=tenant, run_id=f"run-new-{i:02d}", identity="agent-a", created_at=START,
-                             run_at=START, version=1, status="open"), 2, Finalized("ready_for_runtime", "ok", 600 + i))
+                             run_at=START, version=1, status="open"), 2, Finalized("ready_for_runtime", "ok"), 600 + i)
         for i in range(60)
     ]  # fmt: skip
     older = [
         _finalized(RunRecord(tenant=tenant, run_id=f"run-old-{i}", identity="agent-a", created_at=START,
-                             run_at=START, version=1, status="open"), 2, Finalized("unsafe_for_production", "ok", i))
+                             run_at=START, version=1, status="open"), 2, Finalized("unsafe_for_production", "ok"), i)
         for i in range(3)
     ]  # fmt: skip
-    late = _finalized(opened, 2, Finalized("unsafe_for_production", "ok", 10))
+    late = _finalized(opened, 2, Finalized("unsafe_for_production", "ok"), 10)
     with _merges_stopped(embedded_store):
         _store_by_version(embedded_store, [opened, late, *newer, *older])
         unsafe = run_store.list_runs(embedded_store, tenant, readiness="unsafe_for_production", limit=2)

@@ -39,6 +39,7 @@ SHARDING_KEYS: dict[str, str] = {
     "reputation_events": "cityHash64(tenant, identity)",
     "reputation_daily": "cityHash64(tenant, identity)",
     "reputation_daily_sources": "cityHash64(tenant, identity)",
+    "reputation_daily_types": "cityHash64(tenant, identity)",
     "reputation_scores": "cityHash64(tenant, identity)",
     "identity_run_days": "cityHash64(tenant, identity)",
     "runs": "cityHash64(tenant, run_id)",

@@ -8,7 +8,8 @@
 -- (written_at) from 5 minutes before the last refresh started on, which covers inserts that were under way
 -- then (a request's signals carry its arrival); recomputing an identity twice gives the same row. Every
 -- identity is recomputed on the first refresh of a UTC day (the windows and the decay move with the day),
--- after a credibility or the half-life changed, and when a row of fleet_refresh_requests asks for it. An
+-- and on the first after a credibility or the half-life changed or a row of fleet_refresh_requests asked for
+-- it (each written, and so visible, before the refresh that starts after its time). An
 -- identity recomputed without a reputation today (its events left the windows) leaves the table, as with a
 -- full refresh.
 WITH
@@ -16,9 +17,9 @@ WITH
     (SELECT max(computed_at) FROM reputation_scores) AS last_refresh,
     last_refresh - toIntervalSecond(300) AS since,
     toDate(last_refresh, 'UTC') < today
-        OR (SELECT max(requested_at) FROM fleet_refresh_requests) >= since
-        OR (SELECT max(updated_at) FROM source_credibility) >= since
-        OR (SELECT max(updated_at) FROM reputation_model) >= since AS everyone,
+        OR (SELECT max(requested_at) FROM fleet_refresh_requests) >= last_refresh
+        OR (SELECT max(updated_at) FROM source_credibility) >= last_refresh
+        OR (SELECT max(updated_at) FROM reputation_model) >= last_refresh AS everyone,
     changed AS
     (
         SELECT tenant, identity FROM reputation_events WHERE inserted_at >= since
