@@ -5,6 +5,11 @@
 -- written since its last refresh and keeps every other row as it was; every identity once a day (the
 -- windows move with the day), and whenever a credibility, the half-life or a request below changed.
 --
+-- The view of 0002 goes first: a refresh of it under way would swap in a table of the old columns after the
+-- ALTER below (a replacing refresh writes a new table and exchanges it). Its successor is created once the
+-- migrations are applied, and the fleet table keeps its rows meanwhile.
+DROP VIEW IF EXISTS reputation_scores_mv {{on_cluster}};
+
 -- reputation_scores also keeps each identity's runs' figures over the reputation's window, computed at the
 -- same refresh from identity_run_days (0022), so that the fleet list reads one table whatever it sorts by
 -- (sorted by a runs' figure it read every run of the window: 2.8 s at 10,000,000 runs). Rows written

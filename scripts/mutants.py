@@ -61,7 +61,7 @@ TARGETS = (
             "tests/test_reputation_dedup_token.py", "tests/test_reputation_repair.py",
             "tests/test_reputation_idempotency.py", "tests/test_reputation_retractions.py",
             "tests/test_reputation_sources.py", "tests/test_reputation_rebuild.py", "tests/test_fleet_activity.py",
-            "tests/test_reputation_store.py"),
+            "tests/test_fleet_refresh.py", "tests/test_identity_run_days.py", "tests/test_reputation_store.py"),
            "not equals_recomputation"),
 )  # fmt: skip
 

@@ -16,11 +16,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.settings import Settings  # noqa: E402
-from service.store import reputation as reputation_store  # noqa: E402
-from service.store.client import Store  # noqa: E402
-from service.store.rows import as_utc, dicts  # noqa: E402
-from tests.reputation_oracle import Model, reputation  # noqa: E402
+from service.settings import Settings
+from service.store import reputation as reputation_store
+from service.store.client import Store
+from service.store.rows import as_utc, dicts
+from tests.reputation_oracle import Model, reputation
 
 EVENTS = (
     "SELECT identity, category, event_type, score_delta, confidence, weight, timestamp, source, capped = 1 AS capped,"
@@ -51,7 +51,8 @@ def check(store: Store, tenant: str, identities: list[str]) -> int:
         {**row, "timestamp": as_utc(row["timestamp"])}
         for row in dicts(store.client.query(EVENTS, parameters=parameters))
     ]
-    credibility = dict(store.client.query(CREDIBILITIES, parameters={"tenant": tenant}).result_rows)
+    rows = store.client.query(CREDIBILITIES, parameters={"tenant": tenant}).result_rows
+    credibility: dict[str, float] = {source: value for source, value in rows}
     model = Model(credibility, reputation_store.half_life(store))
     today = datetime.now(UTC).date()
     differing = 0
