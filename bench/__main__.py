@@ -6,10 +6,13 @@ those modules run (e.g. `python -m bench diagnose`). A benchmark that fails (or 
 error as a row, and the command exits 1 after the table.
 
 A benchmark with options of its own (COMMANDS) runs alone, never in the table: `python -m bench scale
---events 1000000` (bench/scale.py, SPEC §14; the default fills 100,000,000 events, which takes hours here).
+--events 1000000` (bench/scale.py, SPEC §14; the default fills 100,000,000 events, which takes hours here);
+`python -m bench compare REV [NAME ...]` runs benchmarks against commit REV's service and the working
+tree's, alternating (bench/compare.py). `--json` prints each row as a JSON array instead of the table.
 """
 
 import importlib
+import json
 import pkgutil
 import sys
 import time
@@ -20,7 +23,7 @@ from rich.table import Table
 import bench
 
 Row = tuple[str, str, str]
-COMMANDS = ("scale",)
+COMMANDS = ("scale", "compare")
 
 
 def module_names() -> list[str]:
@@ -36,7 +39,9 @@ def run_benchmark(name: str) -> list[Row] | None:
 
 
 def main(names: list[str]) -> int:
-    console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: one line per row
+    as_json = "--json" in names
+    names = [name for name in names if name != "--json"]
+    console = Console(width=None if sys.stdout.isatty() else 150, stderr=as_json)  # piped: one line per row
     if unknown := sorted(set(names) - set(module_names())):
         console.print(f"no benchmark named {', '.join(unknown)}; have: {', '.join(module_names())}")
         return 2
@@ -52,8 +57,11 @@ def main(names: list[str]) -> int:
             rows = [("failed", f"{type(exc).__name__}: {exc}", "-")]
         for metric, measured, target in rows or ():
             table.add_row(name, metric, measured, target)
+            if as_json:
+                print(json.dumps([name, metric, measured, target]), flush=True)
         console.print(f"  {name} took {time.perf_counter() - started:.0f} s", highlight=False)
-    console.print(table)
+    if not as_json:
+        console.print(table)
     return 1 if failed else 0
 
 

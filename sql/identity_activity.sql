@@ -1,8 +1,9 @@
 -- What the finalized runs of the identities named say per UTC day over [first, last]: runs, execution
 -- errors, unsafe verdicts (quality runs judged unsafe_for_production), the mean trust of the quality runs
 -- (NULL on a day with none), the last run's time, and the quality runs' primary failures with their summed
--- impacts. One identity's reputation reads its 90-day window, `/history` its days, the fleet its 30-day
--- sparklines (the fleet's sums are computed per identity at each refresh: migrations/0023).
+-- impacts (the top failure: service.reputation.activity). One identity's reputation reads its 90-day
+-- window, `/history` its days, the fleet its 30-day sparklines (the fleet's sums are computed per identity at
+-- each refresh: migrations/0023).
 -- From identity_run_days (migrations/0022), sorted by identity and day: a few granules per identity. Each run
 -- counts as its latest version (argMax by version, one tuple so that a NULL trust is kept, not skipped).
 SELECT
