@@ -40,27 +40,16 @@ SETTINGS index_granularity = 256, merge_selector_base = 10, min_bytes_for_wide_p
 
 {{embedded_only}}ALTER TABLE identity_run_days MODIFY SETTING min_bytes_for_full_part_storage = 10485760;
 
--- Filled from the runs stored: each run's latest version when it is finalized, its primary cause's impact
--- from run_failures (0 without one). A repeated run of this statement writes the same rows again, which
--- the reads and the merges fold. Run migrations before accepting writes (the service does at start).
+-- Filled from the runs stored: each run's latest version when it is finalized, with its primary cause's
+-- impact as the run keeps it (0021: read from its dimension for a run stored before). A repeated run of this
+-- statement writes the same rows again, which the reads and the merges fold. Run migrations before accepting
+-- writes (the service does at start).
 INSERT INTO identity_run_days
     (tenant, identity, day, run_id, version, run_at, execution_status, readiness, trust_score, primary_failure,
      primary_impact)
 SELECT
-    latest.tenant, latest.identity, toDate(latest.run_at, 'UTC'), latest.run_id, latest.version, latest.run_at,
-    latest.execution_status, latest.readiness, latest.trust_score, latest.primary_failure,
-    ifNull(primary_causes.impact, 0)
-FROM
-(
-    SELECT tenant, run_id, identity, version, run_at, execution_status, readiness, trust_score, primary_failure
-    FROM runs FINAL
-    WHERE status = 'finalized'
-) AS latest
-LEFT JOIN
-(
-    SELECT tenant, run_id, toNullable(any(impact_score)) AS impact
-    FROM run_failures
-    WHERE is_primary
-    GROUP BY tenant, run_id
-) AS primary_causes USING (tenant, run_id)
-SETTINGS join_algorithm = 'full_sorting_merge', optimize_move_to_prewhere_if_final = 0;
+    tenant, identity, toDate(run_at, 'UTC'), run_id, version, run_at, execution_status, readiness, trust_score,
+    primary_failure, primary_impact
+FROM runs FINAL
+WHERE status = 'finalized'
+SETTINGS optimize_move_to_prewhere_if_final = 0;
