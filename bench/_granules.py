@@ -33,7 +33,9 @@ class _Noting:
 class NotingStore(Store):
     """A store whose clients note the queries its reads run (`noted`), on every thread."""
 
-    noted: list[Query]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.noted: list[Query] = []  # before the store's own setup, which already queries
+        super().__init__(*args, **kwargs)
 
     @property
     def client(self) -> Any:
