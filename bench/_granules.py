@@ -61,7 +61,8 @@ def granules(store: NotingStore, reads: dict[str, Callable[[], object]]) -> list
     for name, read in reads.items():
         store.noted = []
         read()
-        for query in store.noted:
+        queries, store.noted = store.noted, []  # the EXPLAINs below are noted too, apart
+        for query in queries:
             for table, parts, chosen in selected(store, query):
                 rows.append((f"{name}: {table}", f"parts {parts}, granules {chosen}", "-"))
     return rows
