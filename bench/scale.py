@@ -10,7 +10,9 @@ failures. The reads are measured on a store at rest (after the merges the load s
 service's own read functions, and the last line printed is SPEC §14's.
 
 `--store DIR` keeps the store in DIR, and measures again a store that an earlier run filled there with the
-same counts instead of filling it again (to profile the reads).
+same counts instead of filling it again (to profile the reads); a store an earlier release filled is
+migrated first, as the service would. `--granules` prints, instead of the times, the parts and index
+granules each read selects (`EXPLAIN indexes = 1`: bench/_granules.py).
 """
 
 import argparse
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import orjson
 
+from bench._granules import NotingStore, granules
 from bench._server import load_average, percentile
 from bench.store import SEED_EVENTS, timed
 from service.diagnosis import parse_run
@@ -38,6 +41,7 @@ from service.services.inputs import material_of
 from service.services.receivers.whole import ingest_sessions
 from service.settings import Settings
 from service.store import reputation as reputation_store
+from service.store import writer
 from service.store.client import Store
 from service.store.migrate import migrate
 from service.testing.factory import make_session
@@ -96,6 +100,18 @@ FROM"""
     + COPIES
     + TEMPLATE.format(table="runs")
 )
+# The copies' rows of what the runs say per identity and day, as the finalize writes them beside each run.
+SEED_RUN_DAYS = (
+    """
+INSERT INTO identity_run_days
+SELECT template.* EXCEPT (position, written_at) REPLACE (
+    {tenant:String} AS tenant, copy_identity AS identity, toDate(opened + toIntervalSecond(50), 'UTC') AS day,
+    copy_id AS run_id, opened + toIntervalSecond(50) AS run_at
+), now64(3) AS written_at
+FROM"""
+    + COPIES
+    + TEMPLATE.format(table="identity_run_days")
+)
 SEED_FAILURES = (
     """
 INSERT INTO run_failures
@@ -117,14 +133,19 @@ class Scale:
 
 @dataclass(frozen=True)
 class Figures:
+    """Latencies in ms (refreshes in s), each read's figures with the load average when it ended."""
+
     read: list[float]
     explain: list[float]
-    refresh: list[float]
+    history: list[float]
+    refresh_full: list[float]
+    refresh_changed: list[float]
     fleet: list[float]
     runs: list[float]
     identity_runs: list[float]
     rss_mib: float
     bytes_by_table: dict[str, int]
+    loads: dict[str, str]
 
 
 def _chunks(total: int) -> Iterator[tuple[int, int]]:
@@ -167,6 +188,7 @@ def seed_runs(store: Store, scale: Scale, today: date) -> None:
             _progress(f"  runs ({'open' if is_open else 'finalized'}): {start + count:,} of {scale.runs:,}")
     for start, count in _chunks(scale.runs):
         store.client.command(SEED_FAILURES, parameters={**common, "start": start, "count": count})
+        store.client.command(SEED_RUN_DAYS, parameters={**common, "start": start, "count": count})
 
 
 def settle(store: Store, limit_seconds: float = 3600) -> float:
@@ -204,19 +226,69 @@ def bytes_on_disk(store: Store) -> dict[str, int]:
     return {table: int(size) for table, size in result.result_rows}
 
 
+# The identities a minute of writes changes, as a share of the fleet: the incremental refresh recomputes
+# these and keeps the others' rows.
+CHANGED_SHARE = 0.01
+# A minute's writes without changing a figure, so that reading a store twice reads the same store: each
+# changed identity's latest run written again as a retried finalize would (same version: the reads and
+# the merges fold it), which marks the identity as changed since the last refresh.
+REWRITTEN_RUNS = """
+INSERT INTO identity_run_days
+SELECT * EXCEPT (written_at), now64(3) AS written_at
+FROM identity_run_days
+WHERE tenant = {tenant:String} AND identity IN {identities:Array(String)}
+ORDER BY identity, day DESC, run_id
+LIMIT 1 BY identity
+"""
+
+
+def _changed_minute(store: Store, scale: Scale) -> None:
+    """CHANGED_SHARE of the identities marked as changed, as a minute of writes would (no figure changes)."""
+    step = max(1, round(1 / CHANGED_SHARE))
+    identities = [f"agent-{number}" for number in range(0, scale.identities, step)]
+    store.client.command(REWRITTEN_RUNS, parameters={"tenant": TENANT, "identities": identities})
+
+
+def _refreshes(store: Store, scale: Scale, repeat: int) -> tuple[list[float], list[float]]:
+    """Seconds of the fleet table's refresh: recomputing every identity (a full pass, asked for as after a
+    repair), and recomputing the identities a minute of writes changed."""
+    full, changed = [], []
+    for _ in range(repeat):
+        writer.full_refresh_request(store, datetime.now(UTC))
+        full += timed(lambda: reputation_store.refresh_scores(store), 1)
+        _changed_minute(store, scale)
+        changed += timed(lambda: reputation_store.refresh_scores(store), 1)
+    return [ms / 1000 for ms in full], [ms / 1000 for ms in changed]
+
+
 def measure(store: Store, scale: Scale, today: date) -> Figures:
-    """The service's reads on the filled store: one identity's reputation and explanation, the fleet
-    view's refresh, the fleet list and the runs list; the peak RSS of this process, which opened the store
-    filled by another as the service would (the engine keeps what the load allocated)."""
-    read = _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
-    explained = _per_identity(scale, lambda name: reputation.explain(store, TENANT, name, today), 100)
-    refresh = timed(lambda: reputation_store.refresh_scores(store), 3)
-    fleet = timed(lambda: reputation.fleet(store, TENANT, datetime.now(UTC), limit=100), 20)
+    """The service's reads on the filled store: one identity's reputation, explanation and 90-day history,
+    the fleet table's refreshes, the fleet list and the runs list; the peak RSS of this process, which opened
+    the store filled by another as the service would (the engine keeps what the load allocated)."""
+    loads = {}
+
+    def noted(name: str, samples: list[float]) -> list[float]:
+        loads[name] = load_average()
+        return samples
+
+    read = noted(
+        "read", _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
+    )
+    explained = noted("explain", _per_identity(scale, lambda name: reputation.explain(store, TENANT, name, today), 100))
+    history = noted(
+        "history", _per_identity(scale, lambda name: reputation.history(store, TENANT, name, 90, today), 200)
+    )
+    full, changed = _refreshes(store, scale, 3)
+    noted("refresh", full)
+    fleet = noted("fleet", timed(lambda: reputation.fleet(store, TENANT, datetime.now(UTC), limit=100), 20))
     now = datetime.now(UTC)
-    first_pages = timed(lambda: runs.list_runs(store, TENANT, now, limit=50), 20)
-    identity_pages = _per_identity(scale, lambda name: runs.list_runs(store, TENANT, now, identity=name, limit=50), 50)
-    return Figures(read, explained, [ms / 1000 for ms in refresh], fleet, first_pages, identity_pages,
-                   _peak_rss_mib(), bytes_on_disk(store))  # fmt: skip
+    first_pages = noted("runs", timed(lambda: runs.list_runs(store, TENANT, now, limit=50), 20))
+    identity_pages = noted(
+        "identity runs",
+        _per_identity(scale, lambda name: runs.list_runs(store, TENANT, now, identity=name, limit=50), 50),
+    )
+    return Figures(read, explained, history, full, changed, fleet, first_pages, identity_pages, _peak_rss_mib(),
+                   bytes_on_disk(store), loads)  # fmt: skip
 
 
 @contextmanager
@@ -263,9 +335,28 @@ def fill(path: Path, scale: Scale, today: date) -> None:
     (path / STORE_MARKER).write_text(json.dumps({"scale": asdict(scale), "rows": rows}))
 
 
-def run(scale: Scale, directory: Path | None) -> tuple[list[Row], str]:
-    """The table's rows and the last line. The store is filled in a process of its own, so that this one
-    opens it as the service would and its memory is the reads' alone."""
+def _explained(store: NotingStore, scale: Scale, today: date) -> list[Row]:
+    """The parts and granules each read selects (bench/_granules.py), for one identity."""
+    name = f"agent-{scale.identities // 2}"
+    return granules(
+        store,
+        {
+            "reputation": lambda: reputation.reputation_report(store, TENANT, name, today),
+            "explanation": lambda: reputation.explain(store, TENANT, name, today),
+            "90-day history": lambda: reputation.history(store, TENANT, name, 90, today),
+            "fleet list": lambda: reputation.fleet(store, TENANT, datetime.now(UTC), limit=100),
+            "runs list": lambda: runs.list_runs(store, TENANT, datetime.now(UTC), limit=50),
+            "one identity's runs list": lambda: runs.list_runs(
+                store, TENANT, datetime.now(UTC), identity=name, limit=50
+            ),
+        },
+    )
+
+
+def run(scale: Scale, directory: Path | None, explain: bool = False) -> tuple[list[Row], str]:
+    """The table's rows and the last line (with `explain`, the granules each read selects instead of its
+    times). The store is filled in a process of its own, so that this one opens it as the service would and
+    its memory is the reads' alone."""
     today = datetime.now(UTC).date()
     with _store_in(directory) as path:
         if _filled_rows(path, scale) is None:
@@ -275,9 +366,11 @@ def run(scale: Scale, directory: Path | None) -> tuple[list[Row], str]:
             if child.exitcode != 0:
                 raise RuntimeError(f"filling the store failed (exit code {child.exitcode})")
         rows = _filled_rows(path, scale) or []
-        store = Store(Settings(data_dir=path))
+        store = NotingStore(Settings(data_dir=path)) if explain else Store(Settings(data_dir=path))
         try:
             migrate(store)
+            if isinstance(store, NotingStore):
+                return rows + _explained(store, scale, today), "EXPLAIN indexes = 1, one identity's reads"
             figures = measure(store, scale, today)
         finally:
             store.close()
@@ -295,41 +388,61 @@ def _latency(what: str, samples: list[float], target: str) -> list[Row]:
     ]
 
 
+# What stores a reputation event (the event and its share of the daily sums), and a run.
+EVENT_TABLES = ("reputation_events", "reputation_daily_sources", "reputation_daily_types")
+RUN_TABLES = ("runs", "run_failures", "identity_run_days")
+
+
 def bytes_per(figures: Figures, scale: Scale) -> tuple[float, float]:
-    """Bytes on disk per reputation event (the events and their daily sums) and per run (its versions and
-    failures)."""
+    """Bytes on disk per reputation event (EVENT_TABLES) and per run (RUN_TABLES)."""
     tables = figures.bytes_by_table
-    event_bytes = tables.get("reputation_events", 0) + tables.get("reputation_daily_sources", 0)
-    run_bytes = tables.get("runs", 0) + tables.get("run_failures", 0)
+    event_bytes = sum(tables.get(name, 0) for name in EVENT_TABLES)
+    run_bytes = sum(tables.get(name, 0) for name in RUN_TABLES)
     return event_bytes / scale.events, run_bytes / scale.runs
 
 
 def last_line(scale: Scale, figures: Figures) -> str:
-    """SPEC §14's summary, the benchmark's last line."""
+    """SPEC §14's summary, the benchmark's last line (the refresh: the slower of a full and a minute's pass)."""
     per_event, per_run = bytes_per(figures, scale)
+    refresh = max(figures.refresh_full + figures.refresh_changed)
     return (
         f"scale: events {scale.events}, identities {scale.identities}, runs {scale.runs}, "
         f"read p99 {_p99(figures.read):.1f} ms, explain p99 {_p99(figures.explain):.1f} ms, "
-        f"refresh {max(figures.refresh):.1f} s, fleet {_p99(figures.fleet):.1f} ms, runs {_p99(figures.runs):.1f} ms, "
-        f"rss {figures.rss_mib:.0f} MiB, bytes/event {per_event:.1f}, bytes/run {per_run:.1f}"
+        f"refresh {refresh:.1f} s, fleet {_p99(figures.fleet):.1f} ms, runs {_p99(figures.runs):.1f} ms, "
+        f"history p99 {_p99(figures.history):.1f} ms, rss {figures.rss_mib:.0f} MiB, bytes/event {per_event:.1f}, "
+        f"bytes/run {per_run:.1f}"
     )
+
+
+def _seconds(samples: list[float]) -> str:
+    return ", ".join(f"{s:.1f} s" for s in samples)
 
 
 def report(scale: Scale, figures: Figures) -> list[Row]:
     per_event, per_run = bytes_per(figures, scale)
     tables = ", ".join(f"{name} {size / MIB:,.0f}" for name, size in sorted(figures.bytes_by_table.items()) if size)
+    loads = figures.loads
+    changed = f"{CHANGED_SHARE:.0%} of the identities changed"
     return [
         *_latency("one identity's reputation", figures.read, "p99 < 20 ms"),
+        (loads["read"], "after the reputation reads", "-"),
         *_latency("one identity's explanation", figures.explain, "p99 < 100 ms"),
-        ("refresh of the fleet view, each", ", ".join(f"{s:.1f} s" for s in figures.refresh), "< 30 s"),
+        (loads["explain"], "after the explanations", "-"),
+        *_latency("one identity's 90-day history", figures.history, "p99 < 50 ms"),
+        (loads["history"], "after the histories", "-"),
+        ("refresh of the fleet table, every identity", _seconds(figures.refresh_full), "< 30 s"),
+        (f"refresh of the fleet table, {changed}", _seconds(figures.refresh_changed), "< 30 s"),
+        (loads["refresh"], "after the refreshes", "-"),
         *_latency("fleet list, first page of 100", figures.fleet, "< 200 ms"),
+        (loads["fleet"], "after the fleet lists", "-"),
         *_latency("runs list, first page of 50", figures.runs, "< 100 ms"),
+        (loads["runs"], "after the runs lists", "-"),
         *_latency("runs list, one identity's first page", figures.identity_runs, "-"),
+        (loads["identity runs"], "after one identity's runs lists", "-"),
         ("peak RSS over the reads and refreshes", f"{figures.rss_mib:,.0f} MiB", "< 4096 MiB"),
         ("bytes on disk per reputation event (events and daily sums)", f"{per_event:.1f}", "-"),
-        ("bytes on disk per run (versions and failures)", f"{per_run:.1f}", "-"),
+        ("bytes on disk per run (versions, failures, figures by day)", f"{per_run:.1f}", "-"),
         ("bytes on disk by table, MiB", tables, "-"),
-        (load_average(), "after the reads", "-"),
     ]
 
 
@@ -339,9 +452,10 @@ def cli(argv: list[str]) -> int:
     parser.add_argument("--identities", type=int, default=100_000, metavar="M", help="identities they belong to")
     parser.add_argument("--runs", type=int, default=10_000_000, metavar="R", help="finalized runs")
     parser.add_argument("--store", type=Path, metavar="DIR", help="keep the store there (reused when filled alike)")
+    parser.add_argument("--granules", action="store_true", help="the parts and granules each read selects, no times")
     args = parser.parse_args(argv)
     scale = Scale(args.events, args.identities, args.runs)
-    rows, line = run(scale, args.store)
+    rows, line = run(scale, args.store, args.granules)
     for metric, measured, target in rows:
         print(f"{metric:62} {measured:>24} {target:>12}")
     print(line)

@@ -1,7 +1,8 @@
 """Store benchmarks (SPEC §13): one identity's reputation with 10,000,000 events in the table (flat, and
 with decay), its explanation (SPEC §7.1), the refresh of the fleet view and the fleet list of 10,000
 identities (with the runs of their 90 days, after the runs are seeded, and the UI's page of 1,000 with their
-sparklines), the first page of the runs list among 300,000 runs, and ingest through the finalize pipeline.
+sparklines), the first page of the runs list among 300,000 runs, one identity's report (its reputation and
+its runs' figures) and 90-day history beside them, and ingest through the finalize pipeline.
 Embedded engine, this machine.
 
 `REPUTE_BENCH_EVENTS=1000000 python -m bench store` for a quicker run."""
@@ -80,6 +81,16 @@ SELECT
 FROM numbers({count:UInt64})
 WHERE {version:UInt64} = 1 OR number % 50 != 0
 """
+# The finalized versions' figures by identity and day, as the finalize writes them beside each run.
+SEED_RUN_DAYS = """
+INSERT INTO identity_run_days
+    (tenant, identity, day, run_id, version, run_at, execution_status, readiness, trust_score, primary_failure,
+     primary_impact)
+SELECT tenant, identity, toDate(run_at, 'UTC'), run_id, version, run_at, execution_status, readiness, trust_score,
+       primary_failure, 0
+FROM runs
+WHERE tenant = {tenant:String} AND status = 'finalized'
+"""
 HALF_LIFE_DAYS = 30.0
 # A process's first reads of a table cost the engine more: its fourth read of reputation_daily_sources took
 # 30-40 ms in every process (chdb 26.9), the following ones 6-9 ms. Latencies are measured after them.
@@ -136,6 +147,12 @@ def main() -> list[tuple[str, str, str]]:
             )
             ingest = _ingest_rate(store)
             first_pages, identity_pages = _runs_list(store, today)  # last: its seeding sets off merges
+            report = _per_identity(
+                lambda identity: reputation_service.reputation_report(store, TENANT, identity, today)
+            )
+            history = _per_identity(lambda identity: reputation_service.history(store, TENANT, identity, 90, today))
+            load_after_runs = load_average()
+            refresh_with_runs = timed(lambda: reputation_store.refresh_scores(store), 3)
             fleet_with_runs = timed(lambda: reputation_store.list_identities(store, TENANT, limit=IDENTITIES), 20)
             fleet_page = timed(lambda: reputation_service.fleet(store, TENANT, datetime.now(UTC), limit=FLEET_PAGE), 20)
         finally:
@@ -150,6 +167,10 @@ def main() -> list[tuple[str, str, str]]:
         (f"refresh of the fleet view, {IDENTITIES:,} identities, p50", f"{statistics.median(refresh):.0f} ms", "-"),
         (f"fleet list of {IDENTITIES:,} identities, p50", f"{statistics.median(fleet):.1f} ms", "< 200 ms"),
         *_latency(f"runs list among {RUNS:,} runs, first page of 50", first_pages, "-"),
+        *_latency(f"one identity's reputation with its runs' figures, beside {RUNS:,} runs", report, "< 20 ms"),
+        *_latency("one identity's 90-day history", history, "< 50 ms"),
+        (load_after_runs, "after the reports and histories", "-"),
+        (f"refresh beside {RUNS:,} runs, p50", f"{statistics.median(refresh_with_runs):.0f} ms", "-"),
         (
             f"fleet list of {IDENTITIES:,} identities beside {RUNS:,} runs, p50",
             f"{statistics.median(fleet_with_runs):.1f} ms",
@@ -168,6 +189,7 @@ def _runs_list(store: Store, today: date) -> tuple[list[float], list[float]]:
     for version in (1, 2):
         parameters = {"tenant": TENANT, "version": version, "today": today, "identities": IDENTITIES, "count": RUNS}
         store.client.command(SEED_RUNS, parameters=parameters)
+    store.client.command(SEED_RUN_DAYS, parameters={"tenant": TENANT})
     _settle(store)
     first_pages = timed(lambda: run_store.list_runs(store, TENANT, limit=50), 20)
     return first_pages, _per_identity(lambda identity: run_store.list_runs(store, TENANT, identity=identity, limit=50))

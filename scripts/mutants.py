@@ -65,7 +65,7 @@ TARGETS = (
             "tests/test_reputation_dedup_token.py", "tests/test_reputation_repair.py",
             "tests/test_reputation_idempotency.py", "tests/test_reputation_retractions.py",
             "tests/test_reputation_sources.py", "tests/test_reputation_rebuild.py", "tests/test_fleet_activity.py",
-            "tests/test_reputation_store.py"),
+            "tests/test_fleet_refresh.py", "tests/test_identity_run_days.py", "tests/test_reputation_store.py"),
            "not equals_recomputation"),
     Target("unrecovered_error", "service/diagnosis/detectors/unrecovered_error.py",
            ("tests/test_errors_detectors.py", "tests/test_registry.py", "tests/test_errors_api.py",

@@ -97,6 +97,16 @@ class Settings(BaseSettings):
         description="writes one tenant runs at once while it is alone (the write pool has one worker more, for"
         " the others); more wait in its queue, reads never do",
     )
+    # The embedded engine's memory (README "Memory"); a ClickHouse server takes its own config (clickhouse/).
+    engine_memory_mib: int = Field(
+        default=3072,
+        ge=256,
+        description="the embedded engine's memory, queries and caches together (max_server_memory_usage): a"
+        " query that would go past it fails, instead of the process growing",
+    )
+    engine_cache_mib: int = Field(
+        default=256, ge=0, description="the embedded engine's cache of index marks (mark_cache_size)"
+    )
     run_events_ttl_days: int = 90
     reputation_refresh_seconds: int = 60
     reputation_half_life_days: float | None = Field(

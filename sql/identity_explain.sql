@@ -1,6 +1,6 @@
--- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), from its raw events, weighed by
--- the credibility of their source and the decay as the reputation is (sql/definitions/reputation_at.sql), with
--- the same placeholders (service/reputation/model.py, service/store/definitions.py). One result of four parts:
+-- Why one identity's reputation is what it is at as_of (SPEC §7.1 explain), weighed by the credibility of each
+-- source and the decay as the reputation is (sql/definitions/reputation_at.sql), with the same placeholders
+-- (service/reputation/model.py, service/store/definitions.py). One result of four parts:
 --   event_type: per category, event type and window (offset_days 0: the window ending at as_of; the first trend
 --               offset: the one ending that many days earlier), the counted events (not capped, credible),
 --               Σδ·c·w, Σc·w and the type's own score;
@@ -13,16 +13,40 @@
 --               over the categories with events, on the reported scale), which breaks ties of |Σδ·c·w| (ten
 --               runs at +1.0 move the score less than one failed payment at -1.0);
 --   capped:     per source, the events of the current window stored over the daily cap.
--- A retraction (sign -1, migrations/0010) takes its event out of every figure: the sums and counts are
--- signed, and a type, category or reference whose events were all retracted is left out. The four parts come
--- from one read of the identity's events (GROUPING SETS, each part summing the rows it counts) instead of one
--- read each: a read opens every part of the months the windows span. A reference's points take the
--- categories' Σc·w from the category rows of the same read.
+-- The event types, categories and capped events come from the identity's daily sums per event type and
+-- source (reputation_daily_types, migrations/0024), each day's sums weighed as the reputation weighs its daily
+-- sums; the references from its raw events of the current window that count, each event weighed alone. One row stream holds both (`by_reference` tells them
+-- apart), summed in one GROUPING SETS read, so a reference's points take the categories' Σc·w from the
+-- category rows of the same read. A retraction (sign -1, migrations/0010) takes its event out of every figure:
+-- the sums and counts are signed, and a type, category or reference whose events were all retracted is left
+-- out.
 WITH
     {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
     {{reported_score}} AS reported_score,
     mapFromArrays({{categories}}, {{category_weights}}) AS category_weight_of,
+    stored AS
+    (
+        -- per day, source, category and event type: the sums of the events that count, and the capped ones
+        SELECT
+            tenant, source, category, event_type, day, '' AS reference_type, '' AS reference_id, '' AS signal_type,
+            toFloat64(sum(weighted_sum)) AS weighted, toFloat64(sum(weight_sum)) AS weighed_plain,
+            sum(events) AS counted_events, sum(capped_events) AS capped_events, sum(capped_rows) AS capped_rows,
+            false AS by_reference
+        FROM reputation_daily_types
+        WHERE tenant = {tenant:String} AND identity = {identity:String}
+          AND day BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1) AND {as_of:Date}
+        GROUP BY tenant, source, category, event_type, day
+        UNION ALL
+        -- each event of the current window that counts (sign folded in: multiplying by ±1 is exact)
+        SELECT
+            tenant, source, category, event_type, toDate(timestamp, 'UTC') AS day, reference_type, reference_id,
+            if(reference_id = '', event_type, '') AS signal_type, score_delta * confidence * weight * sign,
+            confidence * weight * sign, toInt64(sign), toInt64(0), toInt64(0), true
+        FROM reputation_events
+        WHERE tenant = {tenant:String} AND identity = {identity:String} AND capped = 0
+          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - ({{window_days}} - 1) AND {as_of:Date}
+    ),
     window_events AS
     (
         SELECT
@@ -30,27 +54,26 @@ WITH
             event_type,
             reference_type,
             reference_id,
-            if(reference_id = '', event_type, '') AS signal_type,
+            signal_type,
             source,
-            capped,
+            by_reference,
             offset_days,
-            toDate(timestamp, 'UTC') AS day,
             {as_of:Date} - offset_days AS window_end,
             ifNull(known.credibility, {{default_credibility}}) AS credibility,
             {{decay}} AS decay,
-            sign,
-            toDecimal128(score_delta * confidence * weight * credibility * decay, 18) * sign AS moved,
-            toDecimal128(confidence * weight * credibility * decay, 18) * sign AS weighed,
-            NOT capped AND credibility > 0 AS counted,
-            counted AND offset_days = 0 AS referenced,
-            capped AND offset_days = 0 AS kept_out
-        FROM reputation_events
+            toDecimal128(weighted * credibility * decay, 18) AS moved,
+            toDecimal128(weighed_plain * credibility * decay, 18) AS weighed,
+            credibility > 0 AS believed,
+            NOT by_reference AND believed AS counted,
+            by_reference AND believed AS referenced,
+            NOT by_reference AND offset_days = 0 AS kept_out,
+            counted_events,
+            capped_events,
+            capped_rows
+        FROM stored
         LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
         ARRAY JOIN explained_offsets AS offset_days
-        WHERE tenant = {tenant:String} AND identity = {identity:String}
-          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1)
-              AND {as_of:Date}
-          AND day BETWEEN window_end - ({{window_days}} - 1) AND window_end
+        WHERE day BETWEEN window_end - ({{window_days}} - 1) AND window_end AND (NOT by_reference OR offset_days = 0)
     )
 SELECT part, category, named_type AS event_type, reference_type, reference_id, source, offset_days, events,
        weighted_delta, weight, score, points
@@ -88,15 +111,15 @@ FROM
                 reference_id,
                 source,
                 offset_days,
-                multiIf(scored, sumIf(sign, counted), part = 'reference', sumIf(sign, referenced), sumIf(sign, kept_out))
-                    AS events,
+                multiIf(scored, sumIf(counted_events, counted), part = 'reference', sumIf(counted_events, referenced),
+                        sumIf(capped_events, kept_out)) AS events,
                 multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)),
                         0.) AS weighted_delta,
                 multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference',
                         toFloat64(sumIf(weighed, referenced)), 0.) AS weight,
                 if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
                 mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced)) AS moved_by_category,
-                countIf(kept_out) AS capped_rows
+                sumIf(capped_rows, kept_out) AS capped_rows
             FROM window_events
             GROUP BY GROUPING SETS (
                 (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id, signal_type),

@@ -1,6 +1,6 @@
 """Fleets written straight into the store, row for row as the finalize pipeline writes them (runs,
-run_failures, and the reputation events of service.reputation.emit), so that each alert scenario controls
-exactly the numbers its rule reads."""
+run_failures, identity_run_days, and the reputation events of service.reputation.emit), so that each alert
+scenario controls exactly the numbers its rule reads."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -14,6 +14,7 @@ from service.store import reputation as reputation_store
 from service.store import writer
 from service.store.client import Store
 from service.store.records import RunRecord
+from service.store.runs import day_row
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 IMPACT = {
@@ -78,6 +79,10 @@ class FleetWriter:
         self.events.extend(self.emit(finalized))
 
     def flush(self) -> None:
+        causes: dict[str, list[list[Any]]] = {}
+        for row in self.failures:
+            causes.setdefault(row[1], []).append(row)
+        writer.run_days(self.store, [day_row(record, causes.get(record.run_id, [])) for record in self.runs])
         writer.failures(self.store, self.failures)
         reputation_store.insert_events(self.store, self.tenant, self.events)
         writer.runs(self.store, self.runs)

@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NUMBER = r"\d+\.\d"
 LAST_LINE = re.compile(
     rf"scale: events 20000, identities 200, runs 2000, read p99 {NUMBER} ms, explain p99 {NUMBER} ms, "
-    rf"refresh {NUMBER} s, fleet {NUMBER} ms, runs {NUMBER} ms, rss \d+ MiB, bytes/event {NUMBER}, "
+    rf"refresh {NUMBER} s, fleet {NUMBER} ms, runs {NUMBER} ms, history p99 {NUMBER} ms, rss \d+ MiB, "
+    rf"bytes/event {NUMBER}, "
     rf"bytes/run {NUMBER}"
 )
 

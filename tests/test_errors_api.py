@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from service.cli import app as cli
 from service.reputation.activity import top_failure
+from service.store import migrate as migrations
 from service.store.client import Store
 from service.store.reputation import identity_activity, refresh_scores
 from service.traces.otlp_json import encode_json_traces
@@ -249,13 +250,21 @@ def test_top_failure_ranks_by_runs_then_summed_impact_then_name() -> None:
     assert top_failure({"b": 1, "a": 1}, {"a": -20, "b": -20}) == "a"
 
 
-def test_runs_stored_before_the_primary_impact_read_it_from_their_dimension(store: Store, tenant: str) -> None:
-    """A run row written without primary_impact (before migration 0021) reads its primary cause's impact
-    from its dimension score: 100 - 74 = 26 points of skill_adherence."""
+def test_runs_stored_before_the_primary_impact_read_it_from_their_dimension(
+    fresh_database: Store, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run row written without primary_impact (before migrations 0021 and 0022) reads its primary cause's
+    impact from its dimension score: 100 - 74 = 26 points of skill_adherence. Fails when 0022 fills
+    identity_run_days with an impact of 0 for a run without stored causes."""
+    store, every_migration = fresh_database, migrations.discover()
+    monkeypatch.setattr(migrations, "discover", lambda *_args: [m for m in every_migration if m.version < 21])
+    migrations.migrate(store)
     columns = ["tenant", "run_id", "version", "identity", "created_at", "run_at", "status", "execution_status",
                "primary_failure", "skill_adherence", "trust_score", "readiness"]  # fmt: skip
     row = [tenant, "legacy", 1, "legacy-agent", NOW, NOW, "finalized", "ok", "skill_failure", 74, 90, "review"]
     store.insert("runs", [row], column_names=columns)
+    monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
+    migrations.migrate(store)
     [day] = identity_activity(store, tenant, ["legacy-agent"], NOW.date(), NOW.date())["legacy-agent"]
     assert (day["primary_failures"], day["primary_impacts"]) == ({"skill_failure": 1}, {"skill_failure": -26})
     assert date.fromisoformat(str(day["day"])) == NOW.date()

@@ -73,10 +73,10 @@ def test_explanation_equals_recomputation(store: Store, tenant: str, seeded, mod
     events, today = seeded
     model = MODELS[model_name]
     with model_in_force(store, tenant, model):
-        _check_explanations(store, tenant, events, today, model)
+        check_explanations(store, tenant, events, today, model)
 
 
-def _check_explanations(store: Store, tenant: str, events: list, today: date, model: Model) -> None:
+def check_explanations(store: Store, tenant: str, events: list, today: date, model: Model) -> None:
     for as_of in (today, today - timedelta(days=20)):
         for identity in ("agent-00", "agent-01", "agent-07", "agent-33"):
             explanation = explain(store, tenant, identity, as_of)

@@ -33,11 +33,12 @@ ORACLE = Model(weights=OTHER["CATEGORY_WEIGHTS"], window_days=60, full_confidenc
 @pytest.fixture
 def under_another_model(fresh_database: Store, monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict[str, Any]], date]:
     """A store of its own with the seeded events, migrated, then the model changed in model.py alone."""
-    assert migrations.migrate(fresh_database)[-1] == "definitions/reputation_at"
+    definitions = ["definitions/reputation_at", "definitions/reputation_scores_mv"]
+    assert migrations.migrate(fresh_database)[-2:] == definitions
     events, today = seed(fresh_database, TENANT)
     for name, value in OTHER.items():
         monkeypatch.setattr(model, name, value)
-    assert migrations.migrate(fresh_database) == ["definitions/reputation_at"]  # the view follows, re-created once
+    assert migrations.migrate(fresh_database) == definitions  # the views follow, re-created once
     assert migrations.migrate(fresh_database) == []
     return events, today
 

@@ -4,11 +4,11 @@ receivers (service/services/receivers/) hand over whole runs, and `finalize_run`
 (service/services/assembly.py) for the material of a run finalized later, whatever its kind.
 
 Batch-first: finalizing N runs costs one INSERT per table. Re-finalizing returns the stored result and
-writes nothing. The order of the writes: the runs' raw events and causes side by side (while the reputation
-store reads which of their reputation events it holds already), then their reputation events, then the run
-rows. A write that fails leaves the runs unfinalized and a retry converges
-(causes collapse by key, reputation events are skipped by id); one that fails before the reputation leaves
-no reputation of runs that were never stored.
+writes nothing. The order of the writes: the runs' raw events, causes and figures by identity and day
+(identity_run_days) side by side (while the reputation store reads which of their reputation events it holds
+already), then their reputation events, then the run rows. A write that fails leaves the runs unfinalized and
+a retry converges (causes and figures collapse by key, reputation events are skipped by id); one that fails
+before the reputation leaves no reputation of runs that were never stored.
 
 Each run is diagnosed under the diagnosis profile that applies to it (SPEC §4.1, service.profiles): the one
 it names itself, else the tenant's rules for its identity and input kind, else its input kind's default.
@@ -169,7 +169,11 @@ def finalize_batch(
     ]
     failures = [row for done in judged for row in done.failures]
     reputation = [event for done in judged for event in done.reputation]
-    beside = (partial(writer.run_events, store, event_rows), partial(writer.failures, store, failures))
+    beside = (
+        partial(writer.run_events, store, event_rows),
+        partial(writer.failures, store, failures),
+        partial(writer.run_days, store, [run_store.day_row(done.record, done.failures) for done in judged]),
+    )
     reputation_store.insert_events(store, tenant, reputation, beside=beside)
     writer.runs(store, [done.record for done in judged])
     return [done.record for done in judged]

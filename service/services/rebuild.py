@@ -16,9 +16,10 @@ With `rediagnose` (`--rediagnose`, SPEC §4.1) each run is first diagnosed again
 under the profile now in force for it (its own, else the tenant's rules, else its input kind's default),
 as its finalize would judge it today. A run whose diagnosis changes gets a new version (diagnosis, trust,
 readiness, outcome classified again, causes), and its reputation events follow through the retractions
-above. In the finalize's order: its causes (run_failures) are replaced, its reputation events brought up
-to date, and its row written last, so a rebuild cut short finds the run's old row, diagnoses it again and
-converges. A run whose events are no longer stored (their TTL has passed: fewer than the run held) is left
+above. In the finalize's order: its causes (run_failures) are replaced and its figures by identity and day
+(identity_run_days) replaced by the new version's, its reputation events brought up to date, and its row
+written last, so a rebuild cut short finds the run's old row, diagnoses it again and converges. A run
+whose events are no longer stored (their TTL has passed: fewer than the run held) is left
 as it is and counted in `runs_without_events`.
 
 It also repairs the runs whose ids a client pre-claimed before posted signals had an id space of their
@@ -185,8 +186,9 @@ def _rediagnose_page(
             current.append(run if new is None else new.record)
             changed += [new] if new is not None else []
     if changed:
-        rows = [row for new in changed for row in failure_rows(new.record, new.diagnosis)]
-        run_store.replace_failures(store, tenant, [new.record.run_id for new in changed], rows)
+        causes = {new.record.run_id: failure_rows(new.record, new.diagnosis) for new in changed}
+        run_store.replace_failures(store, tenant, list(causes), [row for rows in causes.values() for row in rows])
+        writer.run_days(store, [run_store.day_row(new.record, causes[new.record.run_id]) for new in changed])
     report.runs_rediagnosed += len(changed)
     return (
         current,

@@ -36,7 +36,7 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
     """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
     None when the tenant has never seen the identity."""
     first = as_of - timedelta(days=model.WINDOW_DAYS - 1)
-    # The runs' read scans the tenant's runs (they are sorted by run id): beside the reputation's, not after it.
+    # Two independent reads of a few granules each: side by side.
     runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
     row = reputation_store.identity_reputation(store, tenant, identity, as_of)
     days = runs.result()[identity]
@@ -93,7 +93,7 @@ SPARKLINE_DAYS = 30
 def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str, Any]:
     """The fleet's page: each identity's reputation, what its runs of the same 90 days say, and its runs
     of the last SPARKLINE_DAYS days by day."""
-    rows = reputation_store.list_identities(store, tenant, now=now, **filters)
+    rows = reputation_store.list_identities(store, tenant, **filters)
     today = now.date()
     first = today - timedelta(days=SPARKLINE_DAYS - 1)
     days = reputation_store.identity_activity(store, tenant, [row["identity"] for row in rows], first, today)
@@ -121,21 +121,23 @@ def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str,
 
 
 def history(store: Store, tenant: str, identity: str, days: int, today: date) -> dict[str, Any] | None:
-    """Per day: runs, mean trust of quality runs (execution errors excluded), and reputation as of that day."""
-    if not reputation_store.identity_exists(store, tenant, identity):
-        return None
+    """Per day: runs, mean trust of quality runs (execution errors excluded), and reputation as of that day;
+    one read of each (the runs' figures beside the reputation's)."""
     first = today - timedelta(days=days - 1)
-    trust = reputation_store.daily_trust(store, tenant, identity, first, today)
+    series_days = [first + timedelta(days=offset) for offset in range(days)]
+    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, today))
+    scores = reputation_store.identity_reputations(store, tenant, identity, series_days)
+    activity_by_day = {day["day"]: day for day in runs.result()[identity]}
+    if not scores and not activity_by_day and not reputation_store.identity_exists(store, tenant, identity):
+        return None
     series = []
-    for offset in range(days):
-        day = first + timedelta(days=offset)
-        row = reputation_store.identity_reputation(store, tenant, identity, day)
-        runs, mean_trust = trust.get(day, (0, None))
+    for day in series_days:
+        row, activity_of_day = scores.get(day), activity_by_day.get(day)
         series.append(
             {
                 "day": day,
-                "runs": runs,
-                "mean_trust": reported(mean_trust),
+                "runs": activity_of_day["runs"] - activity_of_day["execution_errors"] if activity_of_day else 0,
+                "mean_trust": reported(activity_of_day["mean_trust"]) if activity_of_day else None,
                 "reputation": _figure(row, "overall"),
                 "confidence": _figure(row, "confidence") or 0.0,
             }

@@ -107,9 +107,23 @@ def _without_credentials(dsn: str) -> str:
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
-def _open(dsn: str, database: str | None, settings: dict[str, Any] | None = None) -> Client:
+MIB = 1024 * 1024
+
+
+def engine_options(settings: Settings) -> dict[str, int]:
+    """The embedded engine's server settings, bounding its memory (README "Memory"): its total (queries, caches
+    and merges), and the cache of index marks, whose default of 5 GiB grew with every part a read touched."""
+    return {
+        "max_server_memory_usage": settings.engine_memory_mib * MIB,
+        "mark_cache_size": settings.engine_cache_mib * MIB,
+    }
+
+
+def _open(
+    dsn: str, database: str | None, settings: dict[str, Any] | None = None, engine: dict[str, int] | None = None
+) -> Client:
     if dsn.startswith("chdb://"):
-        return _open_embedded(Path(dsn.removeprefix("chdb://")), database)
+        return _open_embedded(Path(dsn.removeprefix("chdb://")), database, engine)
     try:
         return clickhouse_connect.get_client(
             dsn=_server_dsn(dsn), database=database, autogenerate_session_id=False, settings=settings
@@ -120,11 +134,11 @@ def _open(dsn: str, database: str | None, settings: dict[str, Any] | None = None
         raise StoreUnavailable(f"cannot reach ClickHouse: {one_line(exc)}") from exc
 
 
-def _open_embedded(path: Path, database: str | None) -> Client:
+def _open_embedded(path: Path, database: str | None, engine: dict[str, int] | None) -> Client:
     if _locked_by_another_process(path):
         raise _locked(path)
     try:
-        return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database)
+        return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database, chdb_options=engine)
     except (ClickHouseError, OSError) as exc:
         if _locked_by_another_process(path):  # it started between the look and the open
             raise _locked(path) from exc
@@ -159,6 +173,7 @@ class Store:
         self.dsn = settings.dsn
         self.database = database_of(settings)
         self._session_settings = cluster.CLIENT_SETTINGS if settings.cluster else None
+        self._engine = engine_options(settings) if settings.embedded else None
         self._local = threading.local()
         self._clients: list[Client] = []
         self._lock = threading.Lock()
@@ -178,7 +193,7 @@ class Store:
                 path.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreUnavailable(f"cannot create the embedded store at {path}: {exc.strerror or exc}") from exc
-        bootstrap = _open(self.dsn, None, self._session_settings)
+        bootstrap = _open(self.dsn, None, self._session_settings, self._engine)
         try:
             bootstrap.command(create_database(self.database, self.settings.cluster))
         except ClickHouseError as exc:
@@ -199,7 +214,7 @@ class Store:
     def client(self) -> Client:
         client = getattr(self._local, "client", None)
         if client is None:
-            client = _open(self.dsn, self.database, self._session_settings)
+            client = _open(self.dsn, self.database, self._session_settings, self._engine)
             self._local.client = client
             self._track(client)
         return client

@@ -31,15 +31,17 @@ from service.errors import MigrationError
 
 LOCAL_SUFFIX = "_local"
 
-# Sharded tables and their sharding keys. A reputation event, its identity's daily sums and its fleet
-# row live on one shard (an identity's read and its refresh stay on it); a run's versions, raw events
-# and failures on one shard (FINAL and LIMIT 1 BY collapse a run's versions shard by shard). Sessions'
-# records and traces' spans go by the id the run is later made from.
+# Sharded tables and their sharding keys. A reputation event, its identity's daily sums, its runs' figures
+# (identity_run_days) and its fleet row live on one shard (an identity's read and its refresh stay on it); a
+# run's versions, raw events and failures on one shard (FINAL and LIMIT 1 BY collapse a run's versions shard
+# by shard). Sessions' records and traces' spans go by the id the run is later made from.
 SHARDING_KEYS: dict[str, str] = {
     "reputation_events": "cityHash64(tenant, identity)",
     "reputation_daily": "cityHash64(tenant, identity)",
     "reputation_daily_sources": "cityHash64(tenant, identity)",
+    "reputation_daily_types": "cityHash64(tenant, identity)",
     "reputation_scores": "cityHash64(tenant, identity)",
+    "identity_run_days": "cityHash64(tenant, identity)",
     "runs": "cityHash64(tenant, run_id)",
     "run_events": "cityHash64(tenant, run_id)",
     "run_failures": "cityHash64(tenant, run_id)",
@@ -48,7 +50,8 @@ SHARDING_KEYS: dict[str, str] = {
     "session_records": "cityHash64(tenant, session_id)",
 }
 # Small tables every node holds whole: settings every shard's reads weigh with (credibility, the
-# half-life), keys checked on every request, alert transitions, profiles, the migrations applied.
+# half-life), keys checked on every request, alert transitions, profiles, the migrations applied, the
+# requests for a refresh of every identity.
 REPLICATED_EVERYWHERE = frozenset(
     {
         "schema_migrations",
@@ -58,6 +61,7 @@ REPLICATED_EVERYWHERE = frozenset(
         "source_credibility",
         "reputation_model",
         "diagnosis_profiles",
+        "fleet_refresh_requests",
     }
 )
 # Views that a refreshable view reads: each shard computes over its own rows.

@@ -1,4 +1,5 @@
-"""Repeatable definitions: the views whose query is the reputation formula, sql/definitions/<view>.sql.
+"""Repeatable definitions: the views whose query is the reputation formula, sql/definitions/<view>.sql, and
+the refreshable view that keeps the fleet's table from it (REFRESHED_TABLES).
 
 A numbered migration is applied once and never changes; a definition is (re)created whenever its rendered
 text differs from the one it was last created with, as Flyway's repeatable migrations are. Its template's
@@ -11,6 +12,7 @@ table (0018) on: before it, what they read may not exist.
 """
 
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -35,15 +37,46 @@ READ_TIME_WEIGHTS = {
 }
 
 
-def formula_query(name: str, scope: str = EVERY_IDENTITY) -> str:
-    """sql/<name>.sql with the model's values rendered in, run for the identities `scope` selects (SQL)."""
-    return render(load(name), {**formula_sql(), **READ_TIME_WEIGHTS, "scope": scope})
+# The days the formula is computed at (its {{as_of_days}}): the one day of the parameter as_of, or each day of
+# the array parameter as_of_days (one identity's history).
+ONE_DAY = "[{as_of:Date}]"
+EACH_DAY = "{as_of_days:Array(Date)}"
+
+
+def formula_query(name: str, scope: str = EVERY_IDENTITY, days: str = ONE_DAY) -> str:
+    """sql/<name>.sql with the model's values rendered in, run for the identities `scope` selects (SQL) on
+    `days` (SQL: an array of dates)."""
+    return render(load(name), {**formula_sql(), **READ_TIME_WEIGHTS, "scope": scope, "as_of_days": days})
+
+
+# The refreshable materialized views among the definitions, and the table each one refreshes. Such a view
+# cannot be replaced in place: it is dropped and created again (its first refresh runs at once).
+REFRESHED_TABLES = {"reputation_scores_mv": "reputation_scores"}
+# The migration from which on what a definition reads exists (the others' is 0018, which makes their record
+# table); until it is applied the definition waits (and migration 0002's refreshable view stays).
+NEEDS_MIGRATION = {"reputation_scores_mv": 23}
+
+
+def _creating(view: str) -> str:
+    """What creates the definition `view` (a template for `statements`)."""
+    query = formula_query(f"definitions/{view}")
+    if view not in REFRESHED_TABLES:
+        return f"CREATE OR REPLACE VIEW {view} {{{{on_cluster}}}} AS\n{query}"
+    return (
+        f"DROP VIEW IF EXISTS {view} {{{{on_cluster}}}};\n"
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {view} {{{{on_cluster}}}}\n"
+        f"REFRESH EVERY {{{{reputation_refresh_seconds}}}} SECOND TO {REFRESHED_TABLES[view]} AS\n{query}"
+    )
 
 
 @dataclass(frozen=True)
 class Definition:
     view: str
     statements: tuple[str, ...]  # what creates the view on this deployment (one machine, or a cluster), rendered now
+
+    @property
+    def needs_migration(self) -> int:
+        return NEEDS_MIGRATION.get(self.view, 18)
 
     @property
     def checksum(self) -> str:
@@ -53,19 +86,7 @@ class Definition:
 def definitions(settings: Settings, database: str) -> list[Definition]:
     """Each sql/definitions/<view>.sql as the statements that create the view for these settings."""
     views = sorted(entry.name.removesuffix(".sql") for entry in DEFINITIONS.iterdir() if entry.name.endswith(".sql"))
-    return [
-        Definition(
-            view,
-            tuple(
-                statements(
-                    f"CREATE OR REPLACE VIEW {view} {{{{on_cluster}}}} AS\n{formula_query(f'definitions/{view}')}",
-                    settings,
-                    database,
-                )
-            ),
-        )
-        for view in views
-    ]
+    return [Definition(view, tuple(statements(_creating(view), settings, database))) for view in views]
 
 
 def _recorded(store: Store) -> dict[str, str] | None:
@@ -76,15 +97,15 @@ def _recorded(store: Store) -> dict[str, str] | None:
     return {name: checksum for name, checksum in rows}
 
 
-def apply_definitions(store: Store) -> list[str]:
-    """(Re)creates each definition whose rendered text changed since it was last created; returns their
-    names (definitions/<view>)."""
+def apply_definitions(store: Store, migrated: Collection[int]) -> list[str]:
+    """(Re)creates each definition whose rendered text changed since it was last created, once the migration
+    it needs is among those `migrated` (versions); returns their names (definitions/<view>)."""
     recorded = _recorded(store)
     if recorded is None:
         return []
     applied = []
     for definition in definitions(store.settings, store.database):
-        if recorded.get(definition.view) == definition.checksum:
+        if recorded.get(definition.view) == definition.checksum or definition.needs_migration not in migrated:
             continue
         for statement in definition.statements:
             store.client.command(statement)

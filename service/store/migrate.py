@@ -126,7 +126,7 @@ def migrate(store: Store, source: Traversable = MIGRATIONS) -> list[str]:
             ("version", "name", "checksum"),
         )  # fmt: skip
         applied.append(migration.name)
-    applied += apply_definitions(store)
+    applied += apply_definitions(store, {*recorded, *(m.version for m in migrations if m.name in applied)})
     if applied:
         store.forget_column_types()
     return applied

@@ -31,13 +31,12 @@ from uuid import UUID
 
 import orjson
 
-from service.reputation import model
 from service.reputation.model import LEGACY_SOURCE, REPUTE_SOURCE, ReputationEvent
 from service.reputation.rebuild import Occupant
 from service.settings import Settings
 from service.store import writer
 from service.store.client import Store
-from service.store.definitions import formula_query
+from service.store.definitions import EACH_DAY, formula_query
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.rows import as_utc, dicts
@@ -274,12 +273,22 @@ ONE_IDENTITY = "tenant = {tenant:String} AND identity = {identity:String}"
 ROW_KEYS = ("tenant", "identity", "as_of")
 
 
+def identity_reputations(store: Store, tenant: str, identity: str, days: Sequence[date]) -> dict[date, dict[str, Any]]:
+    """SPEC §7 for one identity on each of some days, from the daily aggregates, by the query of the view
+    reputation_at (so both always agree), in one read; a day on which it has no event in the days the windows
+    span is left out."""
+    parameters = {"tenant": tenant, "identity": identity, "as_of_days": list(days)}
+    query = formula_query("definitions/reputation_at", ONE_IDENTITY, EACH_DAY)
+    return {
+        row["as_of"]: {key: value for key, value in row.items() if key not in ROW_KEYS}
+        for row in dicts(store.client.query(query, parameters=parameters))
+    }
+
+
 def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
-    """SPEC §7 for one identity on any day, from the daily aggregates, by the query of the view reputation_at
-    (so both always agree); None when it has no event in the days the windows span."""
-    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
-    rows = dicts(store.client.query(formula_query("definitions/reputation_at", ONE_IDENTITY), parameters=parameters))
-    return {key: value for key, value in rows[0].items() if key not in ROW_KEYS} if rows else None
+    """SPEC §7 for one identity on any day (`identity_reputations`); None when it has no event in the days
+    the windows span."""
+    return identity_reputations(store, tenant, identity, [as_of]).get(as_of)
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
@@ -299,10 +308,9 @@ def list_identities(
     prefix: str = "",
     q: str = "",
     offset: int = 0,
-    now: datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """The fleet (sql/identities_list.sql), its runs counted over the reputation's window ending at `now`
-    (default: now)."""
+    """The fleet as its last refresh computed it (sql/identities_list.sql): each identity's reputation and
+    its runs over the same window."""
     if sort not in IDENTITY_SORTS:
         raise ValueError(f"sort must be one of {', '.join(IDENTITY_SORTS)}")
     parameters = {
@@ -314,8 +322,6 @@ def list_identities(
         "q": q,
         "limit": limit,
         "offset": offset,
-        "now": now or datetime.now(UTC),
-        "window_days": model.WINDOW_DAYS,
     }
     rows = dicts(store.client.query(load("identities_list"), parameters=parameters))
     for row in rows:
@@ -337,16 +343,22 @@ def identity_activity(
 
 
 def repair_daily_sums(store: Store) -> None:
-    """Makes reputation_daily_sources equal again to the events stored, for the days of the last two years
-    (sql/repair_daily_sources.sql; a sum that is right is left alone, so a second repair writes nothing).
+    """Makes reputation_daily_sources and reputation_daily_types equal again to the events stored, for the
+    days of the last two years (sql/repair_daily_sources.sql, sql/repair_daily_types.sql; a sum that is right
+    is left alone, so a second repair writes nothing).
     The embedded engine writes an insert's part of reputation_events, then its views' parts: a kill in
     between leaves the events stored and the daily sums without them, and the retry of the write skips
-    the stored ids, so they would stay missing. Run before the store serves, after such a crash."""
+    the stored ids, so they would stay missing. Run before the store serves, after such a crash. The next
+    refresh of the fleet's table then recomputes every identity (a repaired sum is written to no identity's
+    events)."""
     store.client.command(load("repair_daily_sources"))
+    store.client.command(load("repair_daily_types"))
+    writer.full_refresh_request(store, datetime.now(UTC))
 
 
 def refresh_scores(store: Store) -> None:
-    """Runs the refreshable view now and waits for it (tests, `repute demo`, the CLI)."""
+    """Runs the fleet table's refresh now and waits for it (tests, `repute demo`, the CLI): the identities
+    written to since the last one, or every identity (sql/definitions/reputation_scores_mv.sql)."""
     store.client.command("SYSTEM REFRESH VIEW reputation_scores_mv")
     store.client.command("SYSTEM WAIT VIEW reputation_scores_mv")
 
@@ -361,10 +373,3 @@ def identity_exists(store: Store, tenant: str, identity: str) -> bool:
         parameters={"tenant": tenant, "identity": identity},
     )
     return result.result_rows[0][0] > 0
-
-
-def daily_trust(store: Store, tenant: str, identity: str, first: date, last: date) -> dict[date, tuple[int, float]]:
-    result = store.client.query(
-        load("identity_daily_trust"), parameters={"tenant": tenant, "identity": identity, "first": first, "last": last}
-    )
-    return {day: (runs, mean) for day, runs, mean in result.result_rows}

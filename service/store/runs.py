@@ -1,7 +1,7 @@
 """SQL for runs, their raw events and their failures. Callers pass plain values; every value is bound."""
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -62,6 +62,19 @@ def failure_rows(record: RunRecord, causes: Sequence[Cause]) -> list[list[Any]]:
             cause.remediation,
         ])  # fmt: skip
     return rows
+
+
+_IMPACT, _IS_PRIMARY = writer.FAILURE_COLUMNS.index("impact_score"), writer.FAILURE_COLUMNS.index("is_primary")
+
+
+def day_row(record: RunRecord, failures: Sequence[Sequence[Any]]) -> list[Any]:
+    """The identity_run_days row of a finalized run (writer.RUN_DAY_COLUMNS), its primary cause's impact
+    taken from its run_failures rows (`failure_rows`; 0 without a primary cause)."""
+    impact = next((row[_IMPACT] for row in failures if row[_IS_PRIMARY]), 0)
+    return [
+        record.tenant, record.identity, record.run_at.astimezone(UTC).date(), record.run_id, record.version,
+        record.run_at, record.execution_status, record.readiness, record.trust_score, record.primary_failure, impact,
+    ]  # fmt: skip
 
 
 _SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"

@@ -18,6 +18,10 @@ FAILURE_COLUMNS = (
     "tenant", "run_id", "position", "identity", "run_at", "failure_type", "severity", "impact_score",
     "is_primary", "description", "causal_chain", "evidence", "remediation",
 )  # fmt: skip
+RUN_DAY_COLUMNS = (
+    "tenant", "identity", "day", "run_id", "version", "run_at", "execution_status", "readiness", "trust_score",
+    "primary_failure", "primary_impact",
+)  # fmt: skip
 REPUTATION_COLUMNS = (
     "tenant", "event_id", "timestamp", "identity", "category", "event_type", "score_delta",
     "confidence", "weight", "reference_type", "reference_id", "attributes", "source", "capped", "sign",
@@ -56,6 +60,12 @@ def run_events(store: Store, rows: Sequence[Sequence[Any]]) -> None:
 
 def failures(store: Store, rows: Sequence[Sequence[Any]]) -> None:
     _insert(store, "run_failures", rows, FAILURE_COLUMNS)
+
+
+def run_days(store: Store, rows: Sequence[Sequence[Any]]) -> None:
+    """Finalized runs' figures by identity and day (RUN_DAY_COLUMNS order, service.store.runs.day_row): a
+    run's latest version replaces its others, so writing one again (a retried finalize) changes nothing."""
+    _insert(store, "identity_run_days", rows, RUN_DAY_COLUMNS)
 
 
 def reputation_events(
@@ -100,6 +110,11 @@ def alert_transitions(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
 def credibility(store: Store, tenant: str, source: str, value: float, now: datetime) -> None:
     columns = ("tenant", "source", "credibility", "updated_at")
     _insert(store, "source_credibility", [[tenant, source, value, now]], columns)
+
+
+def full_refresh_request(store: Store, now: datetime) -> None:
+    """Asks the next refresh of the fleet's table to recompute every identity (migrations/0023)."""
+    _insert(store, "fleet_refresh_requests", [[now]], ("requested_at",))
 
 
 def half_life(store: Store, days: float, now: datetime) -> None:

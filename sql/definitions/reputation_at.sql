@@ -1,8 +1,9 @@
 -- SPEC §7 and §7.1 at one day: the query of the view reputation_at (every identity: the refreshable fleet
 -- table, the alerts, Grafana) and, with its scope rendered as one tenant's identity, the API's read of one
--- identity (service.store.reputation.identity_reputation). The placeholders are the model's, rendered from
--- service/reputation/model.py, and what it reads when it runs (the half-life in force, the credibilities set:
--- service/store/definitions.py).
+-- identity (service.store.reputation.identity_reputation), and of one identity on each of several days
+-- (`/history`: as_of_days, the days, rendered as an array parameter instead of [as_of]; a row per day,
+-- each computed as alone). The placeholders are the model's, rendered from service/reputation/model.py, and
+-- what it reads when it runs (the half-life in force, the credibilities set: service/store/definitions.py).
 --
 -- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
 -- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by the source's credibility
@@ -14,11 +15,12 @@
 WITH
     {{half_life_in_force}} AS half_life,
     {{window_offsets}} AS window_offsets,
-    {{reported_score}} AS reported_score
+    {{reported_score}} AS reported_score,
+    {{as_of_days}} AS as_of_days
 SELECT
     tenant,
     identity,
-    {as_of:Date} AS as_of,
+    as_of,
     overall_scores[1] AS overall,
     {{category_columns}},
     least(1., toFloat64(evidence) / {{full_confidence_events}}) AS confidence,
@@ -39,6 +41,7 @@ FROM
     SELECT
         tenant,
         identity,
+        as_of,
         arrayMap(reported_score, arrayMap(ratios -> ratios[1], by_category)) AS category_scores,
         arrayMap(reported_score, arrayMap(
             window -> arraySum(arrayMap(
@@ -56,6 +59,7 @@ FROM
         SELECT
             tenant,
             identity,
+            as_of,
             CAST(groupArray((category, window_ratios)), 'Map(String, Array(Nullable(Float64)))') AS ratios_by_category,
             sum(category_evidence) AS evidence,
             sum(category_events) AS events,
@@ -64,16 +68,17 @@ FROM
             mapFilter((failure, count) -> count != 0, sumMap(category_failures)) AS failures
         FROM
         (
-            -- Per category: S_c in each window, and the current window's evidence and counts.
+            -- Per category and day asked: S_c in each window, and the current window's evidence and counts.
             WITH
                 ifNull(known.credibility, {{default_credibility}}) AS credibility,
                 arrayMap(
                     window_end -> if(day BETWEEN window_end - ({{window_days}} - 1) AND window_end, {{decay}}, 0.),
-                    arrayMap(offset -> {as_of:Date} - offset, window_offsets)) AS decays,
-                credibility > 0 AND day >= {as_of:Date} - ({{window_days}} - 1) AS counted
+                    arrayMap(offset -> as_of - offset, window_offsets)) AS decays,
+                credibility > 0 AND day >= as_of - ({{window_days}} - 1) AS counted
             SELECT
                 tenant,
                 identity,
+                as_of,
                 category,
                 arrayMap(
                     (weighted_sum, weight_sum) -> toFloat64(weighted_sum) / nullIf(toFloat64(weight_sum), 0),
@@ -101,15 +106,18 @@ FROM
                     sum(events) AS day_events,
                     sum(positive_events) AS day_positive,
                     sum(negative_events) AS day_negative,
-                    sumMapIf(failures, day >= {as_of:Date} - ({{window_days}} - 1)) AS day_failures
+                    sumMapIf(failures, day >= arrayMin(as_of_days) - ({{window_days}} - 1)) AS day_failures
                 FROM reputation_daily_sources
                 WHERE {{scope}}
-                  AND day BETWEEN {as_of:Date} - (arrayMax(window_offsets) + {{window_days}} - 1) AND {as_of:Date}
+                  AND day BETWEEN arrayMin(as_of_days) - (arrayMax(window_offsets) + {{window_days}} - 1)
+                      AND arrayMax(as_of_days)
                 GROUP BY tenant, identity, category, day, source
             ) AS daily
+            ARRAY JOIN as_of_days AS as_of
             LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
-            GROUP BY tenant, identity, category
+            WHERE day BETWEEN as_of - (arrayMax(window_offsets) + {{window_days}} - 1) AND as_of
+            GROUP BY tenant, identity, as_of, category
         )
-        GROUP BY tenant, identity
+        GROUP BY tenant, identity, as_of
     )
 )
