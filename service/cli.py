@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
+import orjson
 import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -845,6 +846,68 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(metavar="KEY_ID")]) -> Non
     if not revoked:
         not_found(f"no active key {key_id!r}")
     out.print(f"revoked {key_id}", highlight=False)
+
+
+@keys_app.command("rotate-signing")
+def keys_rotate_signing() -> None:
+    """Retire the tenant's statement signing key (still published) and make a new one."""
+    with api(creates=True) as client:
+        key = client.json("POST", "/v1/keys/signing/rotate")
+    out.print(f"signing with {key['kid']} from {key['not_before']}; the others stay published", highlight=False)
+
+
+@app.command()
+def statement(
+    identity: Annotated[str, typer.Argument(metavar="IDENTITY")],
+    as_of: Annotated[str | None, typer.Option("--as-of", metavar="YYYY-MM-DD", help="default today, UTC")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="default: stdout")] = None,
+) -> None:
+    """An identity's reputation as a signed statement anyone can verify offline (`repute verify`)."""
+    day = _day(as_of, "--as-of")
+    with api() as client:
+        found = client.json("GET", f"/v1/identities/{identity}/statement", params={"as_of": day.isoformat()})
+    if found is None:
+        not_found(f"no identity {identity!r}")
+    text = orjson.dumps(found, option=orjson.OPT_INDENT_2).decode()
+    if output is None:
+        print(text)
+        return
+    output.write_text(text + "\n")
+    err.print(f"statement of {identity} as of {day} written to {output}", markup=False, highlight=False)
+
+
+@app.command()
+def verify(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="a statement (`repute statement`)")],
+    keys: Annotated[
+        str | None, typer.Option("--keys", metavar="URL|FILE", help="the issuer's published keys; default: the API's")
+    ] = None,
+    proof: Annotated[Path | None, typer.Option("--proof", metavar="FILE", help="an event's inclusion proof")] = None,
+    on: Annotated[str | None, typer.Option("--on", metavar="YYYY-MM-DD", help="check the validity on this day")] = None,
+) -> None:
+    """Verify a statement offline: the issuer's signature, its validity window and, with --proof, that an
+    event counts in it. Exit 0 when it holds, 1 with one line naming what failed."""
+    from service.client import ApiError
+    from service.client.statements import checked, published_keys, read_json, summary
+    from service.statements.statement import Invalid
+
+    today = _day(on, "--on")
+    try:
+        envelope = read_json(file, "statement")
+        inclusion = read_json(proof, "proof") if proof else None
+        if keys is None:
+            with api() as client:
+                key_set = published_keys(None, client)
+        else:
+            key_set = published_keys(keys, None)
+    except ApiError as exc:
+        fail(str(exc))
+    try:
+        verified = checked(envelope, key_set, today, inclusion)
+    except Invalid as exc:
+        err.print(f"invalid: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    out.print(summary(verified, inclusion is not None), markup=False, highlight=False, soft_wrap=True)
 
 
 PROFILE_COLUMNS = ("name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "applies_to")
