@@ -89,3 +89,10 @@ def file_creation_ms(directory: Path, files: int = 200) -> float:
 
 def disk_row(file_ms: float) -> tuple[str, str, str]:
     return ("  disk: creating a file beside the store, before the benchmark", f"{file_ms:.2f} ms", "-")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The q-quantile of the samples (nearest rank). Here, not in bench/store.py, so the benchmarks that
+    speak HTTP only import nothing of the service's internals and run against any commit (bench compare)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

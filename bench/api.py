@@ -11,8 +11,7 @@ import time
 import httpx
 import orjson
 
-from bench._server import Served, cpu_seconds, disk_row, load_average, served
-from bench.store import percentile
+from bench._server import Served, cpu_seconds, disk_row, load_average, percentile, served
 from service.testing.factory import make_session
 
 BATCH = 500

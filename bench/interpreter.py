@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-from bench.store import percentile
+from bench._server import percentile
 from service.diagnosis import diagnose, parse_runs
 from service.priority import reads, stepping_aside
 from service.services.inputs import materials_of

@@ -1,8 +1,7 @@
 """Load benchmark: 16 clients for 60 s (`REPUTE_BENCH_LOAD_SECONDS`) against `repute serve` on a fresh
 embedded store, mixing single finalizes, batches, run lists and reputation reads. Reports requests/s and
 p50/p99/max per route: reads should stay fast while writes queue (issue #14: reads p99 < 100 ms, no
-request over 1 s). Then two tenants (bench/_fairness.py): one floods, the other's writes and reads should
-stay within 3x of alone (issue #29).
+request over 1 s). Two tenants, one flooding, are bench/fairness.py's.
 
 The clients share one event loop on the same 2 cores as the server, so what they do between requests
 shows in every latency they measure. They build no run while the clock runs: the bodies are made before
@@ -21,9 +20,7 @@ from pathlib import Path
 import httpx
 import orjson
 
-from bench._fairness import rows as fairness_rows
-from bench._server import Served, cpu_seconds, disk_row, load_average, served
-from bench.store import percentile
+from bench._server import Served, cpu_seconds, disk_row, load_average, percentile, served
 from service.testing.factory import make_session
 
 CLIENTS = 16
@@ -161,7 +158,6 @@ def main() -> list[tuple[str, str, str]]:
         ("  server CPU busy (cores)", f"{busy:.2f}", "-"),
         disk_row(server.file_ms),
         (load_average(), "after the load benchmark", "-"),
-        *fairness_rows(),
     ]
 
 

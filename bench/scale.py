@@ -30,8 +30,8 @@ from pathlib import Path
 
 import orjson
 
-from bench._server import load_average
-from bench.store import SEED_EVENTS, percentile, timed
+from bench._server import load_average, percentile
+from bench.store import SEED_EVENTS, timed
 from service.diagnosis import parse_run
 from service.services import reputation, runs
 from service.services.inputs import material_of

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-from bench._server import disk_row, file_creation_ms, load_average
+from bench._server import disk_row, file_creation_ms, load_average, percentile
 from service.diagnosis import parse_run
 from service.services import reputation as reputation_service
 from service.services.inputs import material_of
@@ -84,11 +84,6 @@ HALF_LIFE_DAYS = 30.0
 # A process's first reads of a table cost the engine more: its fourth read of reputation_daily_sources took
 # 30-40 ms in every process (chdb 26.9), the following ones 6-9 ms. Latencies are measured after them.
 WARM_UP_READS = 5
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def timed(call: Callable[[], object], repeat: int) -> list[float]:

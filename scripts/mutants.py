@@ -53,6 +53,10 @@ TARGETS = (
             "tests/test_api_outcome_inputs.py", "tests/test_store_pipeline.py")),
     Target("writes", "service/api/writes.py",
            ("tests/test_writes.py", "tests/test_background.py", "tests/test_fairness.py")),
+    Target("redaction", "service/otlp/redaction.py", ("tests/test_redaction.py",)),
+    Target("trace_formats", "service/traces/formats.py",
+           ("tests/test_trace_readers.py", "tests/test_traces_real.py", "tests/test_otlp_shapes.py",
+            "tests/test_ingest_bad_files.py", "tests/test_ingest_formats.py")),
     Target("trace_index", "service/traces/index.py",
            ("tests/test_hostile_inputs.py", "tests/test_traces_agents.py", "tests/test_traces_mapping.py",
             "tests/test_traces_real.py")),
@@ -63,6 +67,12 @@ TARGETS = (
             "tests/test_reputation_sources.py", "tests/test_reputation_rebuild.py", "tests/test_fleet_activity.py",
             "tests/test_reputation_store.py"),
            "not equals_recomputation"),
+    Target("unrecovered_error", "service/diagnosis/detectors/unrecovered_error.py",
+           ("tests/test_errors_detectors.py", "tests/test_registry.py", "tests/test_errors_api.py",
+            "tests/test_diagnosis_parity.py")),
+    Target("tool_failures", "service/diagnosis/detectors/tool_failures.py",
+           ("tests/test_errors_detectors.py", "tests/test_registry.py", "tests/test_errors_api.py",
+            "tests/test_diagnosis_parity.py")),
 )  # fmt: skip
 
 KEPT_BINARY = "Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Div|Mod_FloorDiv|Pow_Mul|BitOr_BitAnd|BitAnd_BitOr"
@@ -96,8 +106,7 @@ exclude-operators = [{excluded}]
 
 
 def _copy_tree(home: Path, revision: str | None) -> None:
-    """The tracked files of this checkout, as in the working tree or at `revision`, under home/repute,
-    with `shared` beside it as beside the checkout."""
+    """The tracked files of this checkout, as in the working tree or at `revision`, under home/repute."""
     tree = home / "repute"
     shutil.rmtree(home, ignore_errors=True)
     tree.mkdir(parents=True)
@@ -111,7 +120,6 @@ def _copy_tree(home: Path, revision: str | None) -> None:
             if path.exists() or path.is_symlink():
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, copy, follow_symlinks=False)
-    (home / "shared").symlink_to((ROOT.parent / "shared").resolve())
 
 
 def _original(module: str, revision: str | None) -> bytes:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.diagnosis import built_in_profile, diagnose, parse_run
+from service.diagnosis.report import unsafe_reason
 from service.outcome import classify_execution
 from service.vocab import Readiness
 
@@ -29,6 +30,7 @@ def verdict_of_file(data: bytes, pass_threshold: float) -> dict[str, Any]:
         "execution_status": str(outcome.status),
         "failure_stage": outcome.stage or "",
         "failure_reason_code": outcome.reason_code or "",
+        "diagnosis": view,
     }
 
 
@@ -42,7 +44,11 @@ def gate_run(run: dict[str, Any], min_trust: int, allow_review: bool) -> GateRes
         return GateResult(False, f"FAIL {name}: the run is not finalized")
     summary = f"trust {trust}, {readiness}"
     if readiness == Readiness.UNSAFE:
-        return GateResult(False, f"FAIL {name}: {summary}")
+        causes = [
+            (cause["type"], cause["severity"]) for cause in (run.get("diagnosis") or {}).get("failure_causes", [])
+        ]
+        why = unsafe_reason(trust, readiness, causes)
+        return GateResult(False, f"FAIL {name}: {summary}" + (f"; {why}" if why else ""))
     if trust < min_trust:
         return GateResult(False, f"FAIL {name}: {summary}; trust is under {min_trust}")
     if readiness == Readiness.REVIEW and not allow_review:

@@ -202,7 +202,8 @@ def dashboards() -> list[Dashboard]:
                   "min_confidence": 0.0, "prefix": "", "limit": 10_000, "offset": 0, "window_days": model.WINDOW_DAYS}),
                   height=12,
                   description="Overall and per category (0..100), confidence, 7 and 30 day trends, and the runs"
-                  " of the 90 days: execution errors and their share, unsafe verdicts, the last run; worst first."),
+                  " of the 90 days: execution errors and their share, unsafe verdicts, the last run, and per failure"
+                  " type the runs it was the primary failure of and their summed impact; worst first."),
             Panel("Fleet mean trust", named_query("dashboards/fleet_trust"), "timeseries", min_interval="6h"),
         ), by_identity=False),
         Dashboard("repute-failures", "Repute: failure taxonomy", "Detected failure modes over time.", (

@@ -15,6 +15,8 @@ from pydantic import AfterValidator, WithJsonSchema
 from service.errors import FieldError
 
 _ID = re.compile(r"[A-Za-z0-9._:@/+\-]{1,256}")
+_NOT_IN_ID = re.compile(r"[^A-Za-z0-9._:@/+\-]+")
+MAX_ID_CHARS = 256
 _RUN_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,256}")
 _OPTIONAL_ID = re.compile(r"[A-Za-z0-9._:@/+\-]{0,256}")
 _PROFILE = re.compile(r"[A-Za-z0-9._\-]{1,64}")
@@ -39,6 +41,12 @@ def _checked(value: object, field: str, pattern: re.Pattern[str], rule: str) -> 
 
 def check_id(value: object, field: str) -> str:
     return _checked(value, field, _ID, ID_RULE)
+
+
+def as_identity(name: str) -> str:
+    """A name made a valid identity (SPEC §3.5: an agent's name read from a trace): each run of characters
+    an identity does not hold becomes `-` (`Hello world` → `Hello-world`), cut to 256 characters."""
+    return _NOT_IN_ID.sub("-", name)[:MAX_ID_CHARS]
 
 
 def check_run_id(value: object, field: str) -> str:

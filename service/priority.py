@@ -7,6 +7,13 @@ each call. So between the runs of a write, while a read is in flight (the API co
 writer gives the lock up for an instant (`time.sleep(0)`), and a thread waiting for it takes it then.
 With no read in flight it costs nothing; with no thread waiting, a system call. How many writes run at
 once is the write pool's to say (service.api.writes).
+
+A write of a tenant that floods (jobs queued behind the one running) does more: it pauses (`pausing`)
+while a read is in flight or another tenant's write that is no flood runs, up to PAUSE_SECONDS at each of
+its steps, so that work has the interpreter to itself (SPEC §13: one tenant's flood never slows another
+tenant's writes beyond its share, nor any read). The pool says, for the job a thread runs, whether it
+should (`yielding`); the long loops of a write (decoding OTLP, building rows) step aside every STEP items
+(`stepping`).
 """
 
 import threading
@@ -38,10 +45,45 @@ class ReadsInFlight:
 reads = ReadsInFlight()
 
 
+PAUSE_SECONDS = 0.05  # the longest a flooding write waits at one step
+PAUSE_STEP_SECONDS = 0.001
+STEP = 64  # items of a long loop between two steps aside
+_job = threading.local()  # `behind`: the pool's answer, for the job this thread runs, to "should it pause?"
+
+
+@contextmanager
+def yielding(behind: Callable[[], bool]) -> Iterator[None]:
+    """Within it, this thread's steps aside pause while `behind()` says the job should (the write pool's)."""
+    _job.behind = behind
+    try:
+        yield
+    finally:
+        _job.behind = None
+
+
+def behind_others() -> bool:
+    """Whether the job this thread runs should pause now (its pool's answer; False outside a job)."""
+    behind: Callable[[], bool] | None = getattr(_job, "behind", None)
+    return behind is not None and behind()
+
+
 def step_aside() -> None:
-    """Between two runs of a write: lets a read that waits for the interpreter's lock go first."""
-    if reads.count:
+    """Between two steps of a write: a flooding write pauses for the work it should not hold up (at most
+    PAUSE_SECONDS); any write lets a read that waits for the interpreter's lock go first."""
+    if behind_others():
+        deadline = time.monotonic() + PAUSE_SECONDS
+        while behind_others() and time.monotonic() < deadline:
+            time.sleep(PAUSE_STEP_SECONDS)
+    elif reads.count:
         time.sleep(0)
+
+
+def stepping(items: Iterable[Item], every: int = STEP) -> Iterator[Item]:
+    """The items, stepping aside before every `every`-th (the long loops of a write)."""
+    for number, item in enumerate(items):
+        if number % every == 0:
+            step_aside()
+        yield item
 
 
 def stepping_aside(work: Callable[[Item], Result], items: Iterable[Item]) -> list[Result]:

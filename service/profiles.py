@@ -6,7 +6,8 @@ The first that applies:
 2. a profile naming the run's identity exactly (several: the first by name);
 3. the profile whose glob matching the identity is the longest (`claude-code*`; ties: the first by name);
 4. a tenant profile naming the run's input kind (`session`, `otlp_logs`, `otlp_traces`; ties: by name);
-5. the input kind's built-in default: `long-session` for OTLP log sessions, `critiqor` for the others.
+5. the input kind's built-in default: `long-session` for OTLP log sessions, `agent` for posted sessions and
+   traces (both run every detector, SPEC §4.2: errors count). `critiqor` judges the runs that ask for it.
 
 A profile's `identities` and `inputs` are separate rules: a profile holding both applies to those identities
 whatever their input, and to every identity of those inputs that no identity rule claims. An entry with
@@ -15,19 +16,20 @@ The built-in profiles keep their thresholds, but a tenant may give them rules (`
 `claude-code*` sessions, `critiqor` for its OTLP logs). A tenant's profiles and rules are its own.
 """
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 
-from service.diagnosis import BUILT_IN, CRITIQOR, LONG_SESSION, Profile
+from service.diagnosis import AGENT, BUILT_IN, LONG_SESSION, Profile
 from service.errors import FieldError
 from service.vocab import InputKind
 
 GLOB_CHARACTERS = frozenset("*?[")
 DEFAULT_OF_INPUT: dict[str, Profile] = {
-    InputKind.SESSION: CRITIQOR,
+    InputKind.SESSION: AGENT,
     InputKind.OTLP_LOGS: LONG_SESSION,
-    InputKind.OTLP_TRACES: CRITIQOR,
+    InputKind.OTLP_TRACES: AGENT,
 }
 
 
@@ -66,14 +68,28 @@ class Rule:
 
 
 class TenantProfiles:
-    """The built-in profiles and a tenant's own (a tenant row for a built-in name holds its rules only)."""
+    """The built-in profiles and a tenant's own (a tenant row for a built-in name holds its rules only).
+    Made once per profile set (service.services.profiles keeps it while the set is unchanged): the rules
+    are compiled here, so resolving a run's profile is a dictionary look-up for an exact identity and one
+    compiled match a glob, however many runs are judged."""
 
     def __init__(self, placed: Iterable[Placed] = ()) -> None:
+        self.placed = tuple(placed)
         self.by_name: dict[str, Placed] = {name: Placed(profile) for name, profile in BUILT_IN.items()}
-        for one in placed:
+        for one in self.placed:
             profile = BUILT_IN.get(one.profile.name, one.profile)
             self.by_name[profile.name] = Placed(profile, one.identities, one.inputs)
         self.rules: tuple[Rule, ...] = _rules(sorted(self.by_name.values(), key=lambda one: one.profile.name))
+        self._exact: dict[str, str] = {}
+        self._inputs: dict[str, str] = {}
+        for rule in self.rules:
+            if rule.kind == "identity":
+                self._exact.setdefault(rule.match, rule.profile)
+            elif rule.kind in ("input", "default"):
+                self._inputs.setdefault(rule.match, rule.profile)
+        self._globs: list[tuple[Callable[[str], object], str]] = [
+            (re.compile(translate(rule.match)).match, rule.profile) for rule in self.rules if rule.kind == "glob"
+        ]
 
     def named(self, name: str) -> Profile | None:
         found = self.by_name.get(name)
@@ -86,8 +102,12 @@ class TenantProfiles:
             if profile is None:
                 raise unknown_profile(own)
             return profile
-        rule = next(rule for rule in self.rules if rule.applies(identity, input_kind))
-        return self.by_name[rule.profile].profile
+        name = self._exact.get(identity) or next((name for match, name in self._globs if match(identity)), None)
+        return self.by_name[name or self._inputs[input_kind]].profile
+
+    def identities(self) -> int:
+        """The identities and globs its profiles name, all together."""
+        return sum(len(one.identities) for one in self.by_name.values())
 
 
 def unknown_profile(name: str, field: str = "profile") -> FieldError:

@@ -4,6 +4,7 @@ registry (once it listens; service.client.server_file) so CLI commands, from any
 it instead of fighting over the store's lock. On a ClickHouse server it may run
 several worker processes (the service keeps no state outside ClickHouse)."""
 
+import errno
 import gc
 import logging
 import signal
@@ -50,15 +51,30 @@ def worker_app() -> FastAPI:
     return app
 
 
-def listening_socket(config: uvicorn.Config) -> socket.socket:
-    """uvicorn's listening socket, with TCP_NODELAY, which the connections it accepts inherit. uvicorn
-    makes it with protocol 0, so asyncio leaves Nagle's algorithm on for those connections (it sets
-    TCP_NODELAY on IPPROTO_TCP sockets only), and the body of a response, sent after its headers, waited
-    for the client's delayed ACK on every request."""
-    listening = config.bind_socket()
-    if listening.family in (socket.AF_INET, socket.AF_INET6):
-        listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound (as uvicorn binds it) before anything else is done, so a port
+    in use is one line before a store is opened or a key made; raises CannotServe. TCP_NODELAY is set on
+    it, which the connections it accepts inherit: uvicorn makes its socket with protocol 0, so asyncio left
+    Nagle's algorithm on for those connections (it sets TCP_NODELAY on IPPROTO_TCP sockets only), and the
+    body of a response, sent after its headers, waited for the client's delayed ACK on every request."""
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        raise CannotServe(_cannot_listen(host, port, exc)) from None
+    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listening.set_inheritable(True)  # for --workers' processes
     return listening
+
+
+def _cannot_listen(host: str, port: int, exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        why = f"port {port} is in use on {host}"
+    else:
+        why = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return f"{why}; choose another with REPUTE_PORT (or --port)"
 
 
 def _leave_through_finally(signum: int, frame: FrameType | None) -> None:
@@ -74,11 +90,13 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
         raise CannotServe(EMBEDDED_WORKERS_REFUSED)
     host = host or settings.host
     port = port or settings.port
+    listening = listening_socket(host, port)
     app = create_app(settings)
     holder = app.state.store_holder
     try:
         holder.get()
     except (StoreLocked, MigrationError) as exc:
+        listening.close()
         raise CannotServe(str(exc)) from None
     except StoreUnavailable as exc:
         log.warning("starting without the store (%s); requests get 503 until it is back", exc)
@@ -95,10 +113,9 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
             "service.server:worker_app", factory=True, workers=workers, host=host, port=port, log_level="info",
             access_log=False,
         )  # fmt: skip
-        Multiprocess(config, sockets=[listening_socket(config)]).run()
+        Multiprocess(config, sockets=[listening]).run()
         return
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False))
-    listening = listening_socket(server.config)
     print(banner(url), flush=True)
     # Where the CLI finds this server: in its data directory, and in the user's registry from anywhere else.
     records = (

@@ -1,14 +1,58 @@
-"""Runtime configuration, read from the environment with the prefix REPUTE_."""
+"""Runtime configuration, read from the environment with the prefix REPUTE_, else from a `.env` file in the
+working directory. A setting that takes a list reads names separated by commas (`user.email, customer.secret`)
+or a JSON list of strings alike; an invalid value is InvalidSetting, whose message is one line naming the
+variable and the form it expects."""
 
+import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, BeforeValidator, Field, ValidationError
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ENV_PREFIX = "REPUTE_"
+LIST_FORM = 'names separated by commas (a.b, c.d) or a JSON list of strings (["a.b", "c.d"])'
+
+
+class InvalidSetting(ValueError):
+    """A setting's value cannot be read; the message names its variable and the form it expects."""
+
+
+def _names(value: object) -> object:
+    """A list setting as written in the environment: JSON when it starts with `[`, else split at commas,
+    each name stripped of the spaces around it (an empty value is the empty list). A name holding quotes
+    or brackets is refused: a list half written as JSON would otherwise name nothing, and redact nothing."""
+    if not isinstance(value, str):
+        return value
+    names = _split(value.strip())
+    if not isinstance(names, list) or not all(isinstance(name, str) and _is_name(name) for name in names):
+        raise ValueError(f"expected {LIST_FORM}")
+    return names
+
+
+def _split(text: str) -> object:
+    if not text.startswith("["):
+        return [name.strip() for name in text.split(",")] if text else []
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _is_name(name: str) -> bool:
+    return bool(name) and not any(mark in name for mark in NOT_IN_A_NAME)
+
+
+NOT_IN_A_NAME = "\"'[]{}"
+
+
+# Not JSON-decoded by the settings sources: _names reads both forms.
+Names = Annotated[list[str], NoDecode, BeforeValidator(_names)]
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="REPUTE_", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore", populate_by_name=True)
 
     data_dir: Path = Path(".repute")
     clickhouse_url: str | None = Field(
@@ -35,6 +79,18 @@ class Settings(BaseSettings):
     max_events_per_request: int = Field(
         default=100_000, description="events in one request (a batch's runs together), or OTLP log records"
     )
+    max_tenant_bytes_in_flight: int = Field(
+        default=32 * 1024 * 1024,
+        description="bytes of one tenant's request bodies being read or handled at once (429 beyond; at least"
+        " max_body_bytes)",
+    )
+    body_read_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="seconds a request's body may take to arrive whole (408 beyond)"
+    )
+    max_profiles_per_tenant: int = Field(default=100, ge=0, description="a tenant's own diagnosis profiles")
+    max_profile_identities_per_tenant: int = Field(
+        default=1_000, ge=0, description="identities and globs a tenant's profiles name, all together"
+    )
     write_concurrency: int = Field(
         default=2,
         ge=1,
@@ -59,9 +115,9 @@ class Settings(BaseSettings):
     session_idle_minutes: float = 30.0
     session_sweep_seconds: float = 60.0
     trace_settle_seconds: float = 10.0
-    otlp_identity_attributes: list[str] = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
-    # Personal data in telemetry, stored as a per-tenant pseudonym (SPEC §3.2; service/otlp/redaction.py).
-    redact_attributes: list[str] = ["user.email"]
+    otlp_identity_attributes: Names = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
+    # Personal data in telemetry, stored as a per-tenant pseudonym (service/otlp/redaction.py).
+    redact_attributes: Names = ["user.email"]
     signing_keys_dir: Path | None = Field(
         default=None,
         description="where each tenant's statement signing keys are kept (SPEC §15); default: <data_dir>/signing-keys",
@@ -93,6 +149,22 @@ class Settings(BaseSettings):
         return Path(self.dsn.removeprefix("chdb://")) if self.embedded else None
 
 
+def _variable(location: tuple[int | str, ...]) -> str:
+    name = str(location[0]) if location else "?"
+    return name if name.startswith(ENV_PREFIX) else ENV_PREFIX + name.upper()
+
+
+def _one_line(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    expected = str(error["msg"]).removeprefix("Value error, ")
+    expected = expected[:1].lower() + expected[1:]
+    return f"{_variable(error['loc'])}: {expected}; got {error['input']!r}"
+
+
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    """The settings of the environment; raises InvalidSetting."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise InvalidSetting(_one_line(exc)) from None

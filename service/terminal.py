@@ -35,12 +35,16 @@ def print_table(
     rows: Iterable[Sequence[Cell]],
     wide: bool = False,
     ids: Sequence[str] = (),
+    drop: Sequence[str] = (),
 ) -> None:
     """`columns` are snake_case names: the TSV header as they are, the table's headings with spaces. On a
     terminal a value of the `ids` columns is shown as it is and the other values read as words (their
     underscores as spaces: `review recommended`), and cells wrap between words: no column is narrower
-    than its longest word (an id: its whole value) while the terminal has room for that; where it has
-    not, words fold, first outside the ids, then everywhere. `wide` keeps each row on one line."""
+    than its longest word, an id is never cut. Where the terminal is too narrow for that, columns are left
+    out (those named in `drop` first, in that order, then the others from the right; never an id) and a
+    line on stderr says which; only when the ids alone do not fit (or a table without ids does not) do
+    words fold. `wide` keeps each row on
+    one line, every column shown."""
     if not is_terminal(console):
         _write_tsv(console, columns, rows)
         return
@@ -52,16 +56,39 @@ def print_table(
     cells = list(zip(headings, *texts, strict=True))  # per column: its heading and its cells
     natural = [max(map(_longest_line, column)) for column in cells]
     words = [max(map(_longest_word, column)) for column in cells]
-    id_columns = {i for i, name in enumerate(columns) if name in ids}
-    every = set(range(len(columns)))
-    room = console.width - _padding(len(columns))
-    # What keeps its words whole, in order of preference: everything; the words outside the ids (a long id
-    # folds); the ids; nothing. A column that folds keeps a few cells.
-    for kept in (every, every - id_columns, id_columns, set()):
-        least = [words[i] if i in kept else min(natural[i], FOLDED_CELLS) for i in every]
-        if sum(least) <= room:
+    kept = _kept(console.width, words, _leaving_order(columns, ids, drop) if ids else [])
+    fits = _fits(kept, words, console.width)
+    room = console.width - _padding(len(kept))
+    least = [words[i] if fits else min(natural[i], FOLDED_CELLS) for i in kept]
+    shown = [[row[i] for i in kept] for row in texts]
+    console.print(_table([headings[i] for i in kept], shown, _shared_out([natural[i] for i in kept], least, room)))
+    if len(kept) < len(columns):
+        left_out = ", ".join(heading for i, heading in enumerate(headings) if i not in kept)
+        sys.stderr.write(f"not shown at {console.width} columns: {left_out} (--wide or a wider terminal shows them)\n")
+
+
+def _leaving_order(columns: Sequence[str], ids: Sequence[str], drop: Sequence[str]) -> list[int]:
+    """The columns a narrow terminal leaves out, first to last: those named in `drop`, then the others
+    from the right; never an id."""
+    named = [columns.index(name) for name in drop if name in columns and name not in ids]
+    return named + [i for i in reversed(range(len(columns))) if i not in named and columns[i] not in ids]
+
+
+def _kept(width: int, words: list[int], leaving: list[int]) -> list[int]:
+    """The columns shown: every one while their longest words fit, else fewer, in the order of `leaving`;
+    every one too when even the columns that never leave (the ids) do not fit: then words fold."""
+    kept = list(range(len(words)))
+    if not _fits([i for i in kept if i not in leaving], words, width):
+        return kept
+    for column in leaving:
+        if _fits(kept, words, width):
             break
-    console.print(_table(headings, texts, _shared_out(natural, least, room)))
+        kept.remove(column)
+    return kept
+
+
+def _fits(kept: list[int], words: list[int], width: int) -> bool:
+    return sum(words[i] for i in kept) <= width - _padding(len(kept))
 
 
 FOLDED_CELLS = 4

@@ -4,7 +4,7 @@ service.codegen`), and a test fails while a generated file is stale.
 
 Pure constants: importing this module touches nothing else, so the diagnosis engine may use it.
 The failure types and score dimensions are not here: they come from the detector registry
-(`service.diagnosis.detectors.DETECTORS`), so adding a detector adds them.
+(`service.diagnosis.detectors.ALL_DETECTORS`), so adding a detector adds them.
 """
 
 from datetime import UTC, datetime

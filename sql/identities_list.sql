@@ -1,7 +1,8 @@
 -- The fleet: every identity's current reputation from reputation_scores (rewritten by the
 -- refreshable view), beside what its finalized runs of the same window (the model's window_days) ending at
 -- `now` say: runs, execution errors and their share, unsafe verdicts (quality runs judged
--- unsafe_for_production) and the last run's time (sql/identity_activity.sql gives the same per day, and
+-- unsafe_for_production), the last run's time and the quality runs' primary failures with their summed
+-- impacts (the top failure: service.reputation.activity) (sql/identity_activity.sql gives the same per day, and
 -- says why each run counts as its latest version among those of the window); filtered and sorted. The sort
 -- column is chosen by a bound parameter.
 -- Sorted by a reputation figure, the page is known from the scores alone, and only its identities' runs are
@@ -44,7 +45,9 @@ SELECT
     activity.execution_errors AS execution_errors,
     if(activity.runs = 0, NULL, activity.execution_errors / activity.runs) AS execution_error_share,
     activity.unsafe_runs AS unsafe_runs,
-    if(activity.runs = 0, NULL, activity.last_run_at) AS last_run_at
+    if(activity.runs = 0, NULL, activity.last_run_at) AS last_run_at,
+    activity.primary_failures AS primary_failures,
+    activity.primary_impacts AS primary_impacts
 FROM scores
 LEFT JOIN
 (
@@ -53,7 +56,12 @@ LEFT JOIN
         count() AS runs,
         countIf(execution_status = 'execution_error') AS execution_errors,
         countIf(execution_status != 'execution_error' AND readiness = 'unsafe_for_production') AS unsafe_runs,
-        max(run_at) AS last_run_at
+        max(run_at) AS last_run_at,
+        sumMapIf(map(primary_failure, toUInt64(1)), execution_status != 'execution_error' AND primary_failure != '')
+            AS primary_failures,
+        sumMapIf(
+            map(primary_failure, toInt64(primary_impact)), execution_status != 'execution_error' AND primary_failure != ''
+        ) AS primary_impacts
     FROM
     (
         SELECT
@@ -61,7 +69,9 @@ LEFT JOIN
             argMax(status, version) AS latest_status,
             argMax(runs.run_at, version) AS run_at,
             argMax(runs.execution_status, version) AS execution_status,
-            argMax(runs.readiness, version) AS readiness
+            argMax(runs.readiness, version) AS readiness,
+            argMax(runs.primary_failure, version) AS primary_failure,
+            argMax(runs.primary_impact, version) AS primary_impact
         FROM runs
         WHERE tenant = {tenant:String}
           AND (by_runs OR identity IN page)

@@ -22,8 +22,7 @@ hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, data
 hypothesis_settings.register_profile("fuzz", deadline=None, database=None, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("REPUTE_HYPOTHESIS_PROFILE", "ci"))
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-FIXTURES = SHARED / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "data"  # sample inputs with expected outputs: data/README.md
 CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:25.8.3.66"  # the version docker-compose.yml pins
 
 

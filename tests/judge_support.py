@@ -8,8 +8,8 @@ from typing import Any
 import orjson
 
 from service.judge import LogRecord, decode_json_body, group_by_session
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 OTLP_LOG = FIXTURES / "otlp_claude_code.jsonl"
 SESSIONS = ("sess-a1", "sess-b2")
 NANOS_PER_SECOND = 10**9

@@ -20,7 +20,7 @@ def test_every_operation_documents_its_errors_as_problems(base_url: str) -> None
     document = _document(base_url)
     assert "HTTPValidationError" not in orjson.dumps(document).decode()  # FastAPI's 422, never answered
     sessions = document["paths"]["/v1/sessions"]["post"]["responses"]
-    assert {"400", "401", "403", "409", "413", "415", "422", "503"} <= set(sessions)
+    assert {"400", "401", "403", "408", "409", "413", "415", "422", "429", "503"} <= set(sessions)
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             responses = operation["responses"]
@@ -29,7 +29,7 @@ def test_every_operation_documents_its_errors_as_problems(base_url: str) -> None
             if "{" in path and keyed and (method, path) != ("put", "/v1/profiles/{name}"):  # that PUT defines one
                 assert "404" in responses, (method, path)
             for status, response in responses.items():
-                otlp_refusal = path in ("/v1/logs", "/v1/traces") and status in ("400", "413", "415")
+                otlp_refusal = path in ("/v1/logs", "/v1/traces") and status in ("400", "408", "413", "415", "429")
                 if (status.startswith("4") and not otlp_refusal) or (status == "503" and keyed):
                     schema = response["content"][PROBLEM]["schema"]
                     assert schema == {"$ref": "#/components/schemas/Problem"}, (method, path, status)

@@ -14,7 +14,7 @@ ENUM_FILTERS = {
     "status": ["open", "finalized"],
     "primary_failure": [
         "infinite_tool_loop", "memory_degradation", "ignoring_tool_outputs", "context_pollution", "cost_explosion",
-        "skill_failure",
+        "skill_failure", "unrecovered_error", "tool_failures",
     ],
 }  # fmt: skip
 

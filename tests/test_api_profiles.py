@@ -1,6 +1,8 @@
 """Diagnosis profiles through the live server (SPEC §4.1): defined per tenant by admins, placed by rules,
-named by runs; each run's diagnosis records the profile that judged it, and another tenant neither sees
-nor is affected by a tenant's profiles."""
+named by runs; each run's diagnosis records the profile that judged it (but `critiqor`, whose bytes are
+Critiqor's), and another tenant neither sees nor is affected by a tenant's profiles. Since SPEC §4.2 a
+profile names its detectors, and posted runs and traces are judged under `agent` unless a rule says
+otherwise (the expectations below changed with it: `agent` where `critiqor` was the default)."""
 
 import uuid
 from typing import Any
@@ -11,14 +13,18 @@ import pytest
 from typer.testing import CliRunner
 
 from service.cli import app as cli
+from service.diagnosis import DETECTORS, FAILURE_TYPES
 from tests.conftest import FIXTURES
 from tests.test_otlp_api import SENDERS, _fixture_lines
 
 CODING = {"tokens_high": 100_000, "tokens_critical": 500_000, "tokens_per_point": 50_000, "duplicates": 4}
+EVERY, SIX = sorted(FAILURE_TYPES), sorted(d.failure_type for d in DETECTORS)
 CRITIQOR = {"name": "critiqor", "tokens_high": 12_000, "tokens_critical": 30_000, "tokens_per_point": 6_000,
-            "duplicates": 3}  # fmt: skip
+            "duplicates": 3, "detectors": SIX}  # fmt: skip
+AGENT = {**CRITIQOR, "name": "agent", "detectors": EVERY}
 LONG_SESSION = {"name": "long-session", "tokens_high": 200_000, "tokens_critical": 1_000_000,
-                "tokens_per_point": 100_000, "duplicates": 3}  # fmt: skip
+                "tokens_per_point": 100_000, "duplicates": 3, "detectors": EVERY}  # fmt: skip
+BUILT_IN = ["agent", "critiqor", "long-session"]
 
 
 def _session(identity: str, tokens: int = 17_680, **fields: Any) -> dict[str, Any]:
@@ -48,20 +54,24 @@ def _refused(response: httpx.Response, status: int, field: str) -> None:
 def test_the_built_in_profiles_are_listed_with_their_defaults(client: httpx.Client) -> None:
     listed = client.get("/v1/profiles").json()
     assert listed["profiles"] == [
-        {**CRITIQOR, "identities": [], "inputs": [], "built_in": True, "default_for": ["session", "otlp_traces"]},
+        {**AGENT, "identities": [], "inputs": [], "built_in": True, "default_for": ["session", "otlp_traces"]},
+        {**CRITIQOR, "identities": [], "inputs": [], "built_in": True, "default_for": []},
         {**LONG_SESSION, "identities": [], "inputs": [], "built_in": True, "default_for": ["otlp_logs"]},
     ]
     assert listed["rules"] == [
-        {"kind": "default", "match": "session", "profile": "critiqor"},
+        {"kind": "default", "match": "session", "profile": "agent"},
         {"kind": "default", "match": "otlp_logs", "profile": "long-session"},
-        {"kind": "default", "match": "otlp_traces", "profile": "critiqor"},
+        {"kind": "default", "match": "otlp_traces", "profile": "agent"},
     ]
 
 
 def test_a_run_names_its_profile_and_its_diagnosis_records_it(client: httpx.Client) -> None:
     judged = _post(client, _session("agent-named"))
-    assert _failures(judged) == ["cost_explosion"] and "profile" not in judged["diagnosis"]  # critiqor's bytes
-    assert client.get(f"/v1/runs/{judged['run_id']}").json()["profile"] == CRITIQOR
+    assert _failures(judged) == ["cost_explosion"] and judged["diagnosis"]["profile"] == AGENT  # the default
+    assert client.get(f"/v1/runs/{judged['run_id']}").json()["profile"] == AGENT
+    parity = _post(client, _session("agent-named", profile="critiqor"))
+    assert _failures(parity) == ["cost_explosion"] and "profile" not in parity["diagnosis"]  # critiqor's bytes
+    assert client.get(f"/v1/runs/{parity['run_id']}").json()["profile"] == CRITIQOR
 
     named = _post(client, _session("agent-named", profile="long-session"))
     assert _failures(named) == [] and named["diagnosis"]["profile"] == LONG_SESSION
@@ -95,21 +105,22 @@ def test_rules_place_profiles_for_runs_finalized_afterwards(make_client, tenant:
     before = _post(admin, _session("claude-code-7"))
     defined = admin.put("/v1/profiles/coding", json={**CODING, "identities": ["claude-code*"]})
     assert defined.status_code == 200, defined.text
-    assert defined.json() == {"name": "coding", **CODING, "identities": ["claude-code*"], "inputs": [],
-                              "built_in": False, "default_for": []}  # fmt: skip
+    assert defined.json() == {"name": "coding", **CODING, "detectors": EVERY, "identities": ["claude-code*"],
+                              "inputs": [], "built_in": False, "default_for": []}  # fmt: skip
 
     after = _post(admin, _session("claude-code-7"))
-    assert after["diagnosis"]["profile"] == {"name": "coding", **CODING} and _failures(after) == []
+    assert after["diagnosis"]["profile"] == {"name": "coding", **CODING, "detectors": EVERY}
+    assert _failures(after) == []
     assert _failures(_post(admin, _session("travel-agent"))) == ["cost_explosion"]  # no rule for it
     assert admin.get(f"/v1/runs/{before['run_id']}").json()["diagnosis"] == before["diagnosis"]  # kept as judged
 
     # Another tenant neither sees the profile nor is judged under it, nor can it name it.
-    assert [p["name"] for p in other.get("/v1/profiles").json()["profiles"]] == ["critiqor", "long-session"]
+    assert [p["name"] for p in other.get("/v1/profiles").json()["profiles"]] == BUILT_IN
     assert _failures(_post(other, _session("claude-code-7"))) == ["cost_explosion"]
     _refused(other.post("/v1/sessions", json=_session("claude-code-7", profile="coding")), 422, "profile")
 
     listed = admin.get("/v1/profiles").json()
-    assert [p["name"] for p in listed["profiles"]] == ["critiqor", "long-session", "coding"]
+    assert [p["name"] for p in listed["profiles"]] == [*BUILT_IN, "coding"]
     assert listed["rules"][0] == {"kind": "glob", "match": "claude-code*", "profile": "coding"}
 
 
@@ -153,7 +164,7 @@ def test_a_built_in_profile_keeps_its_thresholds(client: httpx.Client) -> None:
 )
 def test_a_bad_profile_is_a_422_naming_the_field(client: httpx.Client, path: str, body: Any, field: str) -> None:
     _refused(client.put(path, json=body), 422, field)
-    assert [p["name"] for p in client.get("/v1/profiles").json()["profiles"]] == ["critiqor", "long-session"]
+    assert [p["name"] for p in client.get("/v1/profiles").json()["profiles"]] == BUILT_IN
 
 
 def test_profiles_are_for_admins(make_client, tenant: str) -> None:
@@ -181,10 +192,11 @@ def test_repute_profiles_list_set_and_rules(cli_as, tenant: str) -> None:
     assert defined.stdout == "coding: applies to claude-code*, coder-7, input otlp_traces\n"
     listed = runner.invoke(cli, ["profiles", "list"])
     assert listed.stdout.splitlines() == [
-        "name\ttokens_high\ttokens_critical\ttokens_per_point\tduplicates\tapplies_to",
-        "critiqor\t12000\t30000\t6000\t3\tdefault for session, default for otlp_traces",
-        "long-session\t200000\t1000000\t100000\t3\tdefault for otlp_logs",
-        "coding\t100000\t500000\t50000\t4\tclaude-code*, coder-7, input otlp_traces",
+        "name\ttokens_high\ttokens_critical\ttokens_per_point\tduplicates\tdetectors\tapplies_to",
+        "agent\t12000\t30000\t6000\t3\tall\tdefault for session, default for otlp_traces",
+        f"critiqor\t12000\t30000\t6000\t3\t{', '.join(SIX)}\truns that name it",
+        "long-session\t200000\t1000000\t100000\t3\tall\tdefault for otlp_logs",
+        "coding\t100000\t500000\t50000\t4\tall\tclaude-code*, coder-7, input otlp_traces",
     ]
     rules = runner.invoke(cli, ["profiles", "rules"])
     assert rules.stdout.splitlines()[:4] == [
@@ -197,5 +209,10 @@ def test_repute_profiles_list_set_and_rules(cli_as, tenant: str) -> None:
 
     refused = runner.invoke(cli, ["profiles", "set", "critiqor", "--tokens-high", "5"])
     assert refused.exit_code == 2 and "tokens_high" in refused.stderr
+    thresholds = ["--tokens-high", "9", "--tokens-critical", "9", "--tokens-per-point", "9", "--duplicates", "9"]
+    quiet = runner.invoke(cli, ["profiles", "set", "quiet", *thresholds, "--detector", "unrecovered_error", "--json"])
+    assert orjson.loads(quiet.stdout)["detectors"] == ["unrecovered_error"], quiet.output
+    unknown = runner.invoke(cli, ["profiles", "set", "quiet", *thresholds, "--detector", "crashes"])
+    assert unknown.exit_code == 2 and "crashes" in unknown.stderr
     cli_as(tenant, ("read",))
     assert runner.invoke(cli, ["profiles", "list"]).exit_code == 2

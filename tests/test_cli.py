@@ -34,10 +34,24 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     sessions = _fixture_dir(tmp_path)
     ingested = _invoke("ingest", str(sessions), str(FIXTURES / "otlp_claude_code.jsonl"))
     assert ingested.exit_code == 2, ingested.output  # one file failed: the others are stored
-    assert "6 files: 6 runs stored, 0 already present, 1 files failed" in ingested.stdout
+    assert "6 files: 6 runs stored, 0 already present, 1 file failed" in ingested.stderr
     assert "broken.json (events[0])" in ingested.stderr
-    again = _invoke("ingest", str(sessions))
-    assert "0 runs stored, 4 already present" in again.stdout
+    header, *listed = [line.split("\t") for line in ingested.stdout.splitlines()]  # TSV: stdout is no terminal
+    assert header == ["run_id", "identity", "trust", "readiness", "primary_failure", "tool_calls", "outcome", "stored"]
+    assert sorted((row[0], row[1], row[2], row[7]) for row in listed) == [
+        ("run-clean-001", "agent-atlas", "100", "new"), ("run-infra-004", "agent-atlas", "", "new"),
+        ("run-loop-002", "agent-borealis", "90", "new"), ("run-multi-003", "agent-atlas", "89", "new"),
+        ("sess-a1", "claude-code", "100", "new"), ("sess-b2", "claude-code", "100", "new"),
+    ]  # fmt: skip
+    again = _invoke("ingest", "--quiet", str(sessions))
+    assert again.stdout == "5 files: 0 runs stored, 4 already present, 1 file failed\n"
+    as_json = orjson.loads(_invoke("ingest", "--json", str(sessions)).stdout)
+    assert {key: as_json[key] for key in ("files", "stored", "existing", "failed")} == {
+        "files": 5, "stored": 0, "existing": 4, "failed": 1,
+    }  # fmt: skip
+    assert sorted((run["run_id"], run["created"]) for run in as_json["runs"]) == [
+        ("run-clean-001", False), ("run-infra-004", False), ("run-loop-002", False), ("run-multi-003", False),
+    ]  # fmt: skip
 
     runs = orjson.loads(_invoke("runs", "--json", "--limit", "100").stdout)
     by_id = {run["run_id"]: run for run in runs}
@@ -51,6 +65,12 @@ def test_ingest_runs_reputation_summary_and_gate_through_the_server(cli_as, tena
     reputation = orjson.loads(_invoke("reputation", "agent-atlas", "--as-of", "2026-11-20", "--json").stdout)
     assert reputation["events"] == 2  # the clean and the multi run; the infra error does not count
     assert _invoke("reputation", "nobody-here").exit_code == 1
+    in_its_window = _invoke("reputation", "agent-borealis", "--as-of", "2026-11-20").stdout
+    long_after = _invoke("reputation", "agent-borealis", "--as-of", "2027-06-01").stdout
+    assert "runs 1," in in_its_window and "no longer count" not in in_its_window
+    assert "runs 0," in long_after and (
+        "nothing of agent-borealis in the 90 days to 2027-06-01: older runs and signals no longer count" in long_after
+    )  # why an agent the store holds is missing from the fleet (issue #41)
 
     summary = _invoke("summary", "--suite", "customs-evals")
     assert summary.exit_code == 0
@@ -95,7 +115,7 @@ def test_commands_open_the_store_directly_when_no_server_runs(tmp_path: Path) ->
     assert first.returncode == 0 and "applied: 0001_runs" in first.stdout
     assert second.returncode == 0 and "schema is up to date" in second.stdout
     ingested = _run(data_dir, "ingest", str(_fixture_dir(tmp_path)))
-    assert ingested.returncode == 2 and "4 runs stored" in ingested.stdout, ingested.stderr
+    assert ingested.returncode == 2 and "4 runs stored" in ingested.stderr, ingested.stderr
     runs = orjson.loads(_run(data_dir, "runs", "--json").stdout)
     assert len(runs) == 4
     created = orjson.loads(_run(data_dir, "keys", "create", "--scope", "read", "--tenant", "acme", "--json").stdout)

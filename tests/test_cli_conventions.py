@@ -21,8 +21,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from service import __version__
-from service import cli as cli_module
 from service.cli import app as cli
+from service.cli import runs as cli_runs
 from service.diagnosis.failure_types import FailureType
 from service.reputation.model import ReputationEvent
 from service.store import reputation as reputation_store
@@ -196,7 +196,7 @@ def test_a_conflicting_file_fails_alone(cli_as, tenant: str, tmp_path: Path) -> 
     (files / "c.json").write_bytes(orjson.dumps({**multi, "run_id": "run-new"}))
     again = _invoke("ingest", str(files))
     assert again.exit_code == 2
-    assert "1 runs stored, 1 already present, 1 files failed" in again.stdout
+    assert "1 run stored, 1 already present, 1 file failed" in again.stderr
     assert "b.json" in again.stderr and "409" in again.stderr
 
 
@@ -269,7 +269,7 @@ def test_a_table_on_a_terminal_wraps_between_words() -> None:
         ("run-loop-002", "agent-orion", 74, "unsafe_for_production", "infinite_tool_loop", 9, "quality failure"),
         ("run-clean-001", "agent-atlas", 100, "ready_for_runtime", None, 4, "ok"),
     ]
-    lines = _on_terminal(80, cli_module.RUN_COLUMNS, rows, ("run_id", "identity"))
+    lines = _on_terminal(80, cli_runs.RUN_COLUMNS, rows, ("run_id", "identity"))
     assert max(len(line) for line in lines) <= 80
     words = {word for line in lines for word in line.split()}
     for row in rows:

@@ -70,7 +70,7 @@ def test_a_running_server_is_found_from_any_directory(tmp_path: Path, registry: 
     second = None
     try:
         ingested = _cli(elsewhere, "ingest", str(FIXTURES / "session_multi.json"))
-        assert ingested.returncode == 0 and "1 runs stored" in ingested.stdout, ingested.stderr
+        assert ingested.returncode == 0 and "1 run stored" in ingested.stderr, ingested.stderr
         runs = orjson.loads(_cli(elsewhere, "runs", "--json").stdout)
         assert [run["run_id"] for run in runs] == ["run-multi-003"]
         assert orjson.loads(_cli(elsewhere, "alerts", "--json").stdout)["alerts"] == []

@@ -7,10 +7,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from service.diagnosis import diagnose, parse_run
+from service.diagnosis import FAILURE_TYPES, diagnose, parse_run
+from tests.conftest import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
 def _run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
@@ -158,7 +158,7 @@ def test_profile_names_a_built_in_profile_or_a_file_of_thresholds(tmp_path: Path
     tight = tmp_path / "tight.json"
     tight.write_bytes(orjson.dumps(thresholds))
     judged = orjson.loads(_run("--profile", str(tight), run).stdout)
-    assert judged["profile"] == {"name": "tight", **thresholds}
+    assert judged["profile"] == {"name": "tight", **thresholds, "detectors": sorted(FAILURE_TYPES)}  # default: all
     assert [(c["severity"], c["impact_score"]) for c in judged["failure_causes"]] == [("critical", -27)]
 
     text = _run("--text", "--profile", "long-session", run).stdout.decode().splitlines()

@@ -4,15 +4,14 @@ change of every stored diagnosis, never a refactoring."""
 
 import hashlib
 import random
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
 from service.diagnosis import diagnose, parse_run
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 PARITY_ROWS = [orjson.loads(line) for line in (FIXTURES / "critiqor_parity.jsonl").read_bytes().splitlines()]
 
 SESSION_HASHES = {

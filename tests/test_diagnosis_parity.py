@@ -2,15 +2,14 @@
 values worked out by hand from the spec."""
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
 from service.diagnosis import DETECTORS, diagnose, normalize_events, parse_run
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 PARITY_ROWS = [orjson.loads(line) for line in (FIXTURES / "critiqor_parity.jsonl").read_bytes().splitlines()]
 NO_FAILURE = "No OpenClaw failure mode was detected from runtime evidence."
 LOOP_CHAIN = "tool_call -> tool_failure_or_no_progress -> retry_same_action -> loop_flagged"

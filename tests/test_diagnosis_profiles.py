@@ -11,7 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.diagnosis import CRITIQOR, LONG_SESSION, Diagnosis, Profile, diagnose, recorded_profile, text_report
+from service.diagnosis import (
+    CRITIQOR,
+    FAILURE_TYPES,
+    LONG_SESSION,
+    Diagnosis,
+    Profile,
+    diagnose,
+    recorded_profile,
+    text_report,
+)
+from service.diagnosis.built_in import EVERY_DETECTOR
 from service.judge import to_run_events
 from tests.judge_support import SESSIONS, fixture_session, record
 from tests.test_diagnosis_properties import RUNS
@@ -58,7 +68,10 @@ def test_a_clean_coding_session_fits_long_session_and_a_huge_one_does_not() -> N
 def test_the_duplicate_threshold_is_the_profiles() -> None:
     calls = [{"event": "tool_call", "tool": "search", "args": {"q": n % 2}} for n in range(6)]  # 4 duplicates
     assert _causes(diagnose(calls))[-1] == ("cost_explosion", "high", -26)
-    patient = Profile("patient", tokens_high=12_000, tokens_critical=30_000, tokens_per_point=6_000, duplicates=5)
+    patient = Profile(
+        "patient", tokens_high=12_000, tokens_critical=30_000, tokens_per_point=6_000, duplicates=5,
+        detectors=EVERY_DETECTOR,
+    )  # fmt: skip
     assert "cost_explosion" not in [cause[0] for cause in _causes(diagnose(calls, patient))]
 
 
@@ -69,11 +82,11 @@ def test_critiqor_is_never_recorded_and_any_other_profile_is() -> None:
     assert "profile" not in default.to_dict() and recorded_profile(default.to_dict()) == CRITIQOR
     assert long.to_dict()["profile"] == {
         "name": "long-session", "tokens_high": 200_000, "tokens_critical": 1_000_000, "tokens_per_point": 100_000,
-        "duplicates": 3,
+        "duplicates": 3, "detectors": sorted(FAILURE_TYPES),
     }  # fmt: skip
     assert recorded_profile(orjson.loads(long.canonical_json())) == LONG_SESSION
     # The profile is one of the summaries the hash covers.
-    renamed = Profile("long-session-2", 200_000, 1_000_000, 100_000, 3)
+    renamed = Profile("long-session-2", 200_000, 1_000_000, 100_000, 3, EVERY_DETECTOR)
     assert diagnose(events, renamed).diagnosis_hash != long.diagnosis_hash
 
 
@@ -96,6 +109,7 @@ PROFILES = st.one_of(
         tokens_critical=POSITIVE,
         tokens_per_point=POSITIVE,
         duplicates=st.integers(min_value=1, max_value=6),
+        detectors=st.frozensets(st.sampled_from(FAILURE_TYPES), min_size=1),
     ),
 )
 

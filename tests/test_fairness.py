@@ -24,10 +24,12 @@ from service.testing.live import serve_in_thread, wait_until
 FLOOD = 24
 
 
-@pytest.fixture(scope="module")
-def fair_url(embedded_store: Store, data_dir) -> Iterator[str]:
-    """A server whose tenants run one write at a time each, with two workers."""
-    with serve_in_thread(create_app(Settings(data_dir=data_dir, write_concurrency=1), store=embedded_store)) as url:
+@pytest.fixture(scope="module", params=[1, 3], ids=["one write at a time", "three at a time"])
+def fair_url(request: pytest.FixtureRequest, embedded_store: Store, data_dir) -> Iterator[str]:
+    """A server whose tenants run `write_concurrency` writes at once while alone (one while another tenant
+    has work), with one worker more: with three, the turn order between the tenants decides who runs."""
+    settings = Settings(data_dir=data_dir, write_concurrency=request.param)
+    with serve_in_thread(create_app(settings, store=embedded_store)) as url:
         yield url
 
 

@@ -33,6 +33,7 @@ PANEL_COLUMNS = {
         "identity", "as_of", "computed_at", "overall", "task_quality", "economic", "identity_hygiene", "confidence",
         "events", "positive_events", "negative_events", "failures", "score_7d_ago", "score_30d_ago", "trend_7d",
         "trend_30d", "runs", "execution_errors", "execution_error_share", "unsafe_runs", "last_run_at",
+        "primary_failures", "primary_impacts",
     ),
     "Fleet mean trust": ("time", "mean_trust"),
     "Failures over time": ("time", "failure_type", "runs"),

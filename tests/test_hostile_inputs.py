@@ -68,27 +68,32 @@ def test_a_finalize_whose_write_fails_emits_no_reputation(
     assert client.get(f"/v1/identities/{identity}/reputation", params=AS_OF).json()["events"] > 0
 
 
-def _chain(length: int, *, agents: bool, reverse: bool) -> list[Span]:
+def _chain(length: int, *, agents: bool, reverse: bool, failing: bool = False) -> list[Span]:
     """A chain of nested spans, each the parent of the next; with `agents` each is its own agent; with
-    `reverse` the deeper a span, the earlier it starts."""
+    `reverse` the deeper a span, the earlier it starts; with `failing` each span's status is ERROR."""
     spans = []
     for depth in range(length):
         start = T0 + (length - depth if reverse else depth) * MS
         attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": f"a{depth}"}
         if not agents:
             attributes = {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 1}
-        spans.append(make_span(depth + 1, parent=depth or None, start=start, attributes=attributes))
+        spans.append(make_span(depth + 1, parent=depth or None, start=start, attributes=attributes, error=failing))
     return spans
 
 
-@pytest.mark.parametrize(("agents", "reverse"), [(True, False), (True, True), (False, True)])
+@pytest.mark.parametrize(
+    ("agents", "reverse", "failing"),
+    [(True, False, False), (True, True, False), (False, True, False), (True, False, True), (False, True, True)],
+)
 def test_mapping_a_trace_looks_at_each_span_a_bounded_number_of_times(
-    agents: bool, reverse: bool, monkeypatch: pytest.MonkeyPatch
+    agents: bool, reverse: bool, failing: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A chain of 2,000 spans: each span's role is read once and each parent link followed at most a
     few times, whatever the shape (nested agents each a child run, or spans starting before their
-    parents). Broken on purpose: the owner walk without memoizing the spans it passes (as it was: 2
-    million parent lookups for 2,000 reversed spans)."""
+    parents), errors on every span included (each agent's is fatal in its own run: whether an agent span
+    is its identity's outermost is answered in one walk down the trace, SPEC §3.4). Broken on purpose:
+    the owner walk without memoizing the spans it passes (as it was: 2 million parent lookups for 2,000
+    reversed spans); the outermost question as a walk up to the root from each failing agent span."""
     length, reads, lookups = 2_000, [0], [0]
     role_of, parent = index.role_of, index.TraceIndex.parent
 
@@ -102,8 +107,10 @@ def test_mapping_a_trace_looks_at_each_span_a_bounded_number_of_times(
 
     monkeypatch.setattr(index, "role_of", counted_role)
     monkeypatch.setattr(index.TraceIndex, "parent", counted_parent)
-    mapped = map_runs("r", _chain(length, agents=agents, reverse=reverse))
+    mapped = map_runs("r", _chain(length, agents=agents, reverse=reverse, failing=failing))
     assert len(mapped) == (length if agents else 1)
+    fatal = sum(1 for run in mapped for event in run.events if event.get("fatal"))
+    assert fatal == ((length if agents else 1) if failing else 0)  # each agent's own span; else the root
     assert reads[0] == length
     assert lookups[0] <= 4 * length
 

@@ -24,7 +24,7 @@ def test_repute_ingest_stores_the_run_the_file_shows(cli_as, make_client, tenant
     cli_as(tenant)
     ingested = CliRunner().invoke(cli, ["ingest", str(REAL / name)])
     assert ingested.exit_code == 0, ingested.output
-    assert "1 files: 1 runs stored, 0 already present, 0 files failed" in ingested.stdout, ingested.stdout
+    assert "1 file: 1 run stored, 0 already present, 0 files failed" in ingested.stderr, ingested.output
     conversations = [conversation["value"] for conversation in facts["conversation_ids"]]
     client = make_client(tenant)
     run_id = conversations[0] if conversations else facts["traces"][0]
@@ -35,8 +35,11 @@ def test_repute_ingest_stores_the_run_the_file_shows(cli_as, make_client, tenant
     assert sum(r["tool_calls"] for r in runs) == len(facts["tool_calls"])
     assert sum(r["total_tokens"] for r in runs) == facts["total_tokens"]
     assert len(runs) == len(_agents(facts)), [r["identity"] for r in runs]
+    listed = [line.split("\t")[0].removeprefix("└ ") for line in ingested.stdout.splitlines()[1:]]
+    assert listed == [run["run_id"], *(child["run_id"] for child in run["child_runs"])]  # each agent's run, listed
+    assert {child["run_id"] for child in run["child_runs"]} == {child["run_id"] for child in children}
     again = CliRunner().invoke(cli, ["ingest", str(REAL / name)])
-    assert "0 runs stored, 1 already present" in again.stdout, again.stdout
+    assert "0 runs stored, 1 already present" in again.stderr, again.output
 
 
 def _agents(facts: dict) -> set[str]:

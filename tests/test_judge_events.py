@@ -129,7 +129,8 @@ def test_tool_parameters_become_args(parameters: object, args: dict) -> None:
 
 
 def test_api_error_gives_an_error_and_a_retry_after_the_first_attempt() -> None:
-    """Its fields are kept (SPEC §3.2 as rewritten on 2026-11-25), the numbers read as integers."""
+    """Its fields are kept (SPEC §3.2 as rewritten on 2026-11-25), the numbers read as integers; the
+    session's last record is fatal (SPEC §3.2, §4.2: the session ended in it)."""
     first = to_run_events([record("api_error", 1, error="overloaded", status_code="529", attempt="1", model="m")])
     assert first == [
         {
@@ -140,6 +141,7 @@ def test_api_error_gives_an_error_and_a_retry_after_the_first_attempt() -> None:
             "status_code": 529,
             "attempt": 1,
             "model": "m",
+            "fatal": True,
         }
     ]
     later = to_run_events([record("api_error", 2, error="overloaded", attempt=3)])

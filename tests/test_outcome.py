@@ -4,7 +4,6 @@ import itertools
 import json
 import math
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,12 +23,11 @@ from service.outcome import (
     summarize_suite,
 )
 from service.vocab import STAGES, Readiness
+from tests.conftest import FIXTURES
 
 OK, QUALITY, ERROR = ExecutionStatus.OK, ExecutionStatus.QUALITY_FAILURE, ExecutionStatus.EXECUTION_ERROR
 READY, REVIEW, UNSAFE = Readiness.READY, Readiness.REVIEW, Readiness.UNSAFE
 SUITE = "customs-evals"
-# Not imported from conftest: these tests need nothing but service.outcome.
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 
 SPEC_TEXT = """\
 Total tests: 10

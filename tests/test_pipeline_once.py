@@ -121,7 +121,8 @@ def test_an_otlp_log_session(client: httpx.Client, counts: Callable[..., Counts]
 def test_a_trace(client: httpx.Client, counts: Callable[..., Counts]) -> None:
     trace_id = uuid.uuid4().bytes
     tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
-    spans = [proto_span(1, trace_id=trace_id, attributes={"gen_ai.operation.name": "invoke_agent"})]
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "searcher"}  # unnamed: no event
+    spans = [proto_span(1, trace_id=trace_id, attributes=agent)]
     spans += [proto_span(n, trace_id=trace_id, parent=1, start=T0 + n, attributes=tool) for n in range(2, 5)]
     span_ids = {span.span_id.hex() for span in spans}
     counted = counts(

@@ -2,14 +2,20 @@
 longest matching glob (ties by name), an input kind, the input kind's built-in default."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.diagnosis import CRITIQOR, LONG_SESSION, Profile
+from service.diagnosis.built_in import EVERY_DETECTOR
 from service.errors import FieldError
 from service.profiles import Placed, Rule, TenantProfiles
 
 
 def _profile(name: str, high: int = 50_000) -> Profile:
-    return Profile(name, tokens_high=high, tokens_critical=2 * high, tokens_per_point=high // 4, duplicates=3)
+    return Profile(
+        name, tokens_high=high, tokens_critical=2 * high, tokens_per_point=high // 4, duplicates=3,
+        detectors=EVERY_DETECTOR,
+    )  # fmt: skip
 
 
 CODING = Placed(_profile("coding"), identities=("claude-code*",))
@@ -27,10 +33,10 @@ TENANT = TenantProfiles([CODING, CODING_ACME, ALSO_LONG, ONE_AGENT, TRACED])
         ("claude-code-acme-7", "otlp_traces", "", "one-agent"),  # 2. the exact name, before any glob or input
         ("claude-code-acme-8", "otlp_traces", "", "also-long"),  # 3. the longest glob; a tie: the first name
         ("claude-code-9", "otlp_traces", "", "coding"),  # 3. the only glob that matches
-        ("Claude-Code-9", "session", "", "critiqor"),  # globs match case-sensitively
+        ("Claude-Code-9", "session", "", "agent"),  # globs match case-sensitively
         ("travel-agent", "otlp_traces", "", "traced"),  # 4. a tenant profile naming the input kind
         ("travel-agent", "otlp_logs", "", "long-session"),  # 5. the input kind's built-in default
-        ("travel-agent", "session", "", "critiqor"),
+        ("travel-agent", "session", "", "agent"),  # errors count (SPEC §4.2): not critiqor
     ],
 )
 def test_the_order_of_resolution(identity: str, input_kind: str, own: str, expected: str) -> None:
@@ -44,9 +50,9 @@ def test_the_rules_are_listed_in_the_order_they_are_tried() -> None:
         Rule("glob", "claude-code-acme*", "coding-acme"),
         Rule("glob", "claude-code*", "coding"),
         Rule("input", "otlp_traces", "traced"),
-        Rule("default", "session", "critiqor"),
+        Rule("default", "session", "agent"),
         Rule("default", "otlp_logs", "long-session"),
-        Rule("default", "otlp_traces", "critiqor"),
+        Rule("default", "otlp_traces", "agent"),
     )
 
 
@@ -64,3 +70,30 @@ def test_an_unknown_own_profile_is_named() -> None:
         TENANT.resolve("agent", "session", "nope")
     assert refused.value.field == "profile" and "nope" in str(refused.value)
     assert TenantProfiles().named("coding") is None  # another tenant's profiles are not there
+
+
+_NAMES = st.text(alphabet="ab-*?[]!", min_size=1, max_size=6)
+
+
+@settings(max_examples=200)
+@given(
+    placed=st.lists(
+        st.tuples(st.lists(_NAMES, max_size=4), st.lists(st.sampled_from(["session", "otlp_logs"]), max_size=1)),
+        max_size=5,
+    ),
+    identity=st.text(alphabet="ab-", min_size=1, max_size=6),
+    input_kind=st.sampled_from(["session", "otlp_logs", "otlp_traces"]),
+)
+def test_the_compiled_resolution_is_the_first_rule_that_applies(
+    placed: list[tuple[list[str], list[str]]], identity: str, input_kind: str
+) -> None:
+    """The rules are compiled once per profile set (exact names in a dictionary, globs matched compiled):
+    the profile resolved is the one of the first listed rule that applies. Broken on purpose: the exact
+    look-up after the globs, or `_inputs.setdefault` → a plain assignment (the last rule of an input kind
+    wins) → this test fails."""
+    tenant = TenantProfiles(
+        Placed(_profile(f"p{number}"), tuple(identities), tuple(inputs))
+        for number, (identities, inputs) in enumerate(placed)
+    )
+    first = next(rule for rule in tenant.rules if rule.applies(identity, input_kind))
+    assert tenant.resolve(identity, input_kind).name == first.profile

@@ -111,3 +111,46 @@ def test_without_a_server_the_run_goes_to_the_local_store(tmp_path: Path) -> Non
     assert done.returncode == 0 and "PASS" in done.stdout, done.stderr
     listed = subprocess.run([*command[:3], "runs", "--json"], env=env, capture_output=True, text=True, timeout=300)
     assert [run["identity"] for run in orjson.loads(listed.stdout)] == ["travel_agent"], listed.stderr
+
+
+WAITING_AGENT = """
+import select, sys
+print("ready: waiting for go")  # no flush: a Python agent run unbuffered still shows it
+print("a word on stderr", file=sys.stderr, flush=True)
+answered, _, _ = select.select([sys.stdin], [], [], 120)
+said = sys.stdin.readline().strip() if answered else ""
+print("went on after " + (said or "nothing"))
+sys.exit(0 if said == "go" else 3)
+"""
+
+
+def test_the_agents_output_is_passed_through_as_it_comes(cli_as, tenant: str, tmp_path: Path) -> None:
+    """The agent prints a line, then waits for `go` on its stdin (the recorder's), which the test sends only
+    once it has read that line from the recorder's stdout. Fails if the output is passed through when the
+    agent ends, or not at all (the agent gives up after 120 s and exits 3), or if a Python agent's output
+    is block-buffered (its first line is printed without flush: it would come out at its end)."""
+    cli_as(tenant)
+    agent = tmp_path / "waiting_agent.py"
+    agent.write_text(WAITING_AGENT)
+    command = [sys.executable, "-m", "service", "record", "--", sys.executable, str(agent)]
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}  # as a user's shell
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as recorder:
+        assert recorder.stdin is not None and recorder.stdout is not None and recorder.stderr is not None
+        first = recorder.stdout.readline()
+        recorder.stdin.write("go\n")
+        recorder.stdin.close()
+        rest, errors = recorder.stdout.read(), recorder.stderr.read()
+    assert first == "ready: waiting for go\n"
+    assert rest.startswith("went on after go\nrecorded run "), rest
+    assert recorder.returncode == 0 and errors == "a word on stderr\n", errors
+
+
+def test_quiet_records_the_output_without_passing_it_through(cli_as, client, tenant: str, tmp_path: Path) -> None:
+    cli_as(tenant)
+    done = _record("--quiet", "--", sys.executable, str(_agent(tmp_path, CLEAN)))
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith("recorded run ") and done.stderr == ""
+    texts = [event.get("text") for event in _events(client, _run_id(done.stdout))]
+    assert "starting the travel agent" in texts and "warning: rates are cached" in texts

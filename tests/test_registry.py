@@ -5,7 +5,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from service import codegen
-from service.diagnosis import DETECTORS, DIMENSIONS, FAILURE_TYPES, Detector
+from service.diagnosis import ALL_DETECTORS, DETECTORS, DIMENSIONS, FAILURE_TYPES, Detector
 from service.store.client import Store
 from service.store.records import RUN_COLUMNS, RunRecord, run_record, run_row
 
@@ -18,10 +18,13 @@ def _seventh() -> Detector:
 
 
 def test_dimensions_and_failure_types_come_from_the_registry() -> None:
+    """Critiqor's six have the dimensions; the detectors beyond Critiqor (SPEC §4.2) have none and no weight:
+    their impacts are taken off the trust score itself."""
     assert tuple(d.dimension for d in DETECTORS) == DIMENSIONS
-    assert tuple(d.failure_type for d in DETECTORS) == FAILURE_TYPES
-    assert len(set(DIMENSIONS)) == len(DETECTORS) == len(set(FAILURE_TYPES))
-    assert abs(sum(d.weight for d in DETECTORS) - 1.0) < 1e-12
+    assert tuple(d.failure_type for d in ALL_DETECTORS) == FAILURE_TYPES
+    assert len(set(DIMENSIONS)) == len(DETECTORS) and len(set(FAILURE_TYPES)) == len(ALL_DETECTORS)
+    assert abs(sum(d.weight for d in ALL_DETECTORS) - 1.0) < 1e-12
+    assert [(d.dimension, d.weight) for d in ALL_DETECTORS[len(DETECTORS) :]] == [(None, 0.0), (None, 0.0)]
 
 
 def test_every_dimension_is_a_stored_column(embedded_store: Store) -> None:
@@ -50,11 +53,12 @@ def test_a_run_record_maps_every_dimension_both_ways() -> None:
 
 
 def test_a_seventh_detector_reaches_the_ui_and_grafana() -> None:
-    registry = (*DETECTORS, _seventh())
+    registry = (*ALL_DETECTORS, _seventh())
     vocabulary = codegen.ui_vocabulary(registry)
     assert '"prompt_injection"]' in vocabulary and '"injection_resistance"]' in vocabulary
     query = codegen.dimension_scores_query(registry)
-    assert all(f"avg({d.dimension}) AS {d.dimension}" in query for d in registry)
+    assert all(f"avg({d.dimension}) AS {d.dimension}" in query for d in registry if d.dimension is not None)
+    assert "None" not in query and "null" not in vocabulary  # the detectors without a dimension add no column
 
 
 def test_generated_files_are_current() -> None:

@@ -99,19 +99,6 @@ def test_finalizing_a_multi_agent_trace_answers_the_run_of_the_trace(client: htt
     assert len(children) == 1 and children[0]["identity"] != answered["identity"]
 
 
-def test_a_child_run_id_already_taken_by_another_run_is_left_as_it_is(client: httpx.Client) -> None:
-    """A child run's id is `<trace run id>:<agent>` (SPEC §3.5); a run stored under that id before the trace
-    is finalized keeps its own verdict. Broken on purpose: `... if children else {}` → `if not children`
-    (the taken ids are never looked up, and the child's finalize overwrites the stored run)."""
-    trace_id = uuid.uuid4().bytes
-    taken = {"run_id": f"{trace_id.hex()}:helper", "identity": "agent-first", "events": [TOOL_CALL]}
-    client.post("/v1/sessions", json=taken).raise_for_status()
-    _post_lead_and_helper(client, trace_id)
-    client.post(f"/v1/runs/{trace_id.hex()}/finalize").raise_for_status()
-    stored = client.get(f"/v1/runs/{taken['run_id']}").json()
-    assert (stored["identity"], stored["kind"], stored["parent_run_id"]) == ("agent-first", "run", None)
-
-
 def test_a_batch_of_one_names_its_fields_as_a_single_run_does(client: httpx.Client) -> None:
     """`sessions[i].` prefixes a field only when a batch holds several runs, for the checks against the
     store as for those of the body. Broken on purpose: `_prefix`'s `len(sessions) > 1` → `> 0`."""

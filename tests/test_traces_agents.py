@@ -135,3 +135,46 @@ def test_every_span_lands_in_exactly_one_run_whatever_the_order(spans: list[Span
         assert _span_ids(run) <= {
             span.span_id for segment in segments for span in segment.spans if segment.identity == run.identity
         }
+
+
+def test_agent_names_that_are_not_identities_are_made_identities_and_stay_distinct() -> None:
+    """SPEC §3.5: each run of characters an identity does not hold becomes `-`, cut to 256 characters, the
+    root agent's name, a child's and a resource's service.name alike (an agent span with no name is no
+    boundary: its spans stay its named ancestor's). Broken on purpose: `valid_identity` answering its text
+    as it is (the names reach the run unchanged, and `safe_identity` makes
+    each of them `unknown`) → this test fails."""
+    spans = [
+        agent(1, "Lead Agent", None),
+        agent(2, "Research Agent!", 1),
+        agent(3, "研究员 two", 1),
+        make_span(4, parent=1, start=T0 + 4 * MS, attributes={"gen_ai.operation.name": "invoke_agent"},
+                  resource={"service.name": "billing service"}),
+        agent(5, "x" * 300 + " tail", 1),
+    ]  # fmt: skip
+    lead, *children = map_runs("r", spans)
+    assert lead.identity == "Lead-Agent"
+    assert [child.identity for child in children] == ["Research-Agent-", "-two", "x" * 256]
+    handoffs = [event["agent"] for event in lead.events if event["event"] == "state_transition"]
+    assert handoffs == ["Lead-Agent", "Research-Agent-", "-two", "x" * 256]
+    assert children[0].run_id == "r:Research-Agent-"
+    unnamed_root = make_span(1, start=T0, resource={"service.name": "billing service"})
+    assert [run.identity for run in map_runs("r", [unnamed_root])] == ["billing-service"]
+
+
+def test_a_handoff_belongs_to_the_agent_that_handed_over_however_deep() -> None:
+    """lead → researcher → helper: the helper's handoff is in the researcher's run, not the lead's. Broken
+    on purpose: `parent_owner`'s `if parent is None` → `if not parent is None` → this test fails."""
+    lead, researcher, helper = map_runs("r", [agent(1, "lead", None), agent(2, "researcher", 1), agent(3, "helper", 2)])
+    handed = {
+        run.identity: [e["agent"] for e in run.events if e["event"] == "state_transition"]
+        for run in (lead, researcher, helper)
+    }
+    assert handed == {"lead": ["lead", "researcher"], "researcher": ["researcher", "helper"], "helper": ["helper"]}
+
+
+def test_a_child_takes_the_harness_context_from_the_traces_resources_last() -> None:
+    """SPEC §3.4 context: a run's own spans, else the trace's spans, else its own resources, else the
+    trace's resources. Broken on purpose: the last fallback's `resources=True` → `False` → this test fails."""
+    lead = agent(1, "lead", None, resource={"repute.suite": "suite-of-the-lead"})
+    _, helper = map_runs("r", [lead, agent(2, "helper", 1)])
+    assert helper.suite == "suite-of-the-lead"

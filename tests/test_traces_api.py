@@ -17,7 +17,18 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Tracer
 
 from service.testing.live import free_port, start_server_process, wait_until
-from tests.traces_support import FAILED_SEARCHES, SEARCHES, TOKENS_PER_CHAT, otlp_json, recording_tracer, run_toy_agent
+from tests.traces_support import (
+    FAILED_SEARCHES,
+    SEARCHES,
+    TOKENS_PER_CHAT,
+    TRACE_A,
+    TRACE_B,
+    otlp_json,
+    proto_span,
+    recording_tracer,
+    request_of,
+    run_toy_agent,
+)
 
 PROTOBUF = {"content-type": "application/x-protobuf"}
 
@@ -52,7 +63,8 @@ def test_an_agent_exporting_with_the_sdk_becomes_a_diagnosed_run(base_url: str, 
     provider.shutdown()
     trace_id = _trace_id(finished.get_finished_spans())
 
-    assert client.get(f"/v1/runs/{trace_id}").status_code == 404  # a trace-born run exists once finalized
+    # A running agent is visible (SPEC §3.4): open until it is finalized.
+    assert client.get(f"/v1/runs/{trace_id}").json()["status"] == "open"
     run = client.post(f"/v1/runs/{trace_id}/finalize").json()
     assert (run["kind"], run["identity"], run["status"]) == ("trace", "agent-42", "finalized")
     assert run["tool_calls"] == SEARCHES and run["total_tokens"] == SEARCHES * TOKENS_PER_CHAT
@@ -151,6 +163,28 @@ def test_repute_ingest_reads_the_collectors_trace_file(cli_as, tenant: str, tmp_
     cli_as(tenant)
     ingested = CliRunner().invoke(cli, ["ingest", str(path)])
     assert ingested.exit_code == 0, ingested.output
-    assert "1 files: 1 runs stored, 0 already present, 0 files failed" in ingested.stdout
+    assert "1 file: 1 run stored, 0 already present, 0 files failed" in ingested.stderr
     run = orjson.loads(CliRunner().invoke(cli, ["runs", "--json", "--identity", "agent-42"]).stdout)
     assert [(r["run_id"], r["kind"], r["status"]) for r in run] == [(_trace_id(spans), "trace", "finalized")]
+
+
+def test_runs_whose_agent_has_no_name_are_stored_with_a_warning(make_client, tenant: str) -> None:
+    """SPEC §3.5: spans naming no agent under the SDK's default service.name are stored, and the answer's
+    partialSuccess says which runs share `unknown_service` and how to name them; a named agent, or a
+    service that set its name, gets no warning. Dropping the warning (or giving it to named runs) fails."""
+    client = make_client(tenant)
+    nameless = request_of(proto_span(1, trace_id=TRACE_A), resource={"service.name": "unknown_service:python"})
+    named = request_of(
+        proto_span(2, trace_id=TRACE_B, attributes={"gen_ai.operation.name": "invoke_agent",
+                                                    "gen_ai.agent.name": "planner"}),
+        resource={"service.name": "unknown_service"},
+    )  # fmt: skip
+    answer = client.post("/v1/traces", content=orjson.dumps(otlp_json(nameless)),
+                         headers={"content-type": "application/json"}).json()  # fmt: skip
+    warning = answer["partialSuccess"]["errorMessage"]
+    assert TRACE_A.hex() in warning and "OTEL_SERVICE_NAME" in warning and "gen_ai.agent.name" in warning
+    assert int(answer["partialSuccess"].get("rejectedSpans", 0)) == 0
+    for quiet in (named, request_of(proto_span(3, trace_id=TRACE_A.replace(b"\x0a", b"\x0b", 1)))):
+        answer = client.post("/v1/traces", content=orjson.dumps(otlp_json(quiet)),
+                             headers={"content-type": "application/json"}).json()  # fmt: skip
+        assert "partialSuccess" not in answer or not answer["partialSuccess"].get("errorMessage")

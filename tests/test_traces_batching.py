@@ -80,7 +80,8 @@ def test_a_batch_span_processor_run_is_the_conversations(settling_url: str, make
     provider.shutdown()  # exports the root
 
     run_url = f"{settling_url}/v1/runs/{conversation}"
-    assert wait_until(lambda: client.get(run_url).status_code == 200, attempts=600, interval=0.1)
+    # Readable at once, open (SPEC §3.4), then finalized once it settles.
+    assert wait_until(lambda: client.get(run_url).json().get("status") == "finalized", attempts=600, interval=0.1)
     run = client.get(run_url).json()
     assert (run["status"], run["identity"], run["tool_calls"], run["total_tokens"]) == ("finalized", "Booker", 1, 215)
     assert client.get(f"{settling_url}/v1/runs/{trace_id}").status_code == 404

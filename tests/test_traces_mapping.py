@@ -181,8 +181,15 @@ def test_nested_spans_carrying_the_same_request_count_it_once() -> None:
     "attributes",
     [{"gen_ai.operation.name": "chat"}, {"openinference.span.kind": "LLM"}, {"llm.request.type": "chat"}],
 )
-def test_an_llm_request_without_usage_gives_nothing(attributes: dict) -> None:
-    assert map_run("r", [make_span(1, attributes=attributes)]).events == []
+def test_every_model_call_is_visible_without_usage_once(attributes: dict) -> None:
+    """SPEC §3.4: a model call that records no usage (Koog, BeeAI) gives a token_usage of 0 with its model;
+    one wrapping another model call gives nothing (the inner one is the call). Dropping the silent calls,
+    or giving the wrapper one too, fails."""
+    call = make_span(1, attributes={**attributes, "llm.model_name": "m-1"})
+    (event,) = map_run("r", [call]).events
+    assert (event["event"], event["total_tokens"], event["model"]) == ("token_usage", 0, "m-1")
+    inner = make_span(2, parent=1, attributes={"gen_ai.operation.name": "chat"})
+    assert [(e["span_id"], e["total_tokens"]) for e in map_run("r", [call, inner]).events] == [(hex_id(2), 0)]
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,14 @@ def test_one_run_under_the_conversation_id_else_the_trace_id(name: str) -> None:
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     """The arguments the file holds when they are JSON text (SPEC §3.4 reads only JSON objects: LangChain's
-    Python-literal arguments are unknown ones, which never match), as the file writes them."""
-    return orjson.loads(call["arguments_raw"]) if call["arguments_encoding"] == "json" else {"span": call["span_id"]}
+    Python-literal arguments are unknown ones, which never match), as the file writes them; a wrapper of
+    positional and keyword arguments (smolagents' `{"args": [], "sanitize_inputs_outputs", "kwargs"}`) is
+    its `kwargs`."""
+    if call["arguments_encoding"] != "json":
+        return {"span": call["span_id"]}
+    arguments = orjson.loads(call["arguments_raw"])
+    wrapper = arguments.get("args") == [] and set(arguments) <= {"args", "kwargs", "sanitize_inputs_outputs"}
+    return arguments["kwargs"] if wrapper and isinstance(arguments.get("kwargs"), dict) else arguments
 
 
 def _error_name(error: dict[str, Any]) -> str:

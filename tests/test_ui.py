@@ -1,5 +1,5 @@
 """The run explorer (/ui) in a real browser: Debian's headless chromium driven by Playwright, against
-the live server seeded with the shared fixtures. Every number the pages show is checked against the
+the live server seeded with the fixtures of tests/data. Every number the pages show is checked against the
 API's own answer; any console error or uncaught exception fails the test. Screenshots of the run
 detail and the agent health page are written to test-artifacts/ for a person to look at."""
 
@@ -71,7 +71,7 @@ def _tenant(base_url: str, store: Store) -> Tenant:
 
 
 def _seed_otlp_session(store: Store, tenant: str) -> None:
-    """An OpenTelemetry session with its performance score, scored by the judge from the shared log."""
+    """An OpenTelemetry session with its performance score, scored by the judge from the fixture log."""
     score = judge_log_file(FIXTURES / "otlp_claude_code.jsonl", OTLP_SESSION, workers=1).score
     spec = RunHeader(identity="agent-codesmith", run_id=OTLP_SESSION, kind="session")
     events = [
@@ -395,9 +395,9 @@ def test_only_a_session_has_a_performance_card(explorer: Explorer, seeded: Tenan
 
 
 def test_the_run_page_names_the_profile_that_judged_it(explorer: Explorer, seeded: Tenant) -> None:
-    """A posted run under critiqor (which its diagnosis does not record) and an OTLP session under
-    long-session: one line each, the profile and its thresholds as the API gives them."""
-    for run_id, name in (("run-multi-003", "critiqor"), (OTLP_SESSION, "long-session")):
+    """A posted run under agent (the default of posted runs since SPEC §4.2; before, critiqor) and an OTLP
+    session under long-session: one line each, the profile and its thresholds as the API gives them."""
+    for run_id, name in (("run-multi-003", "agent"), (OTLP_SESSION, "long-session")):
         profile = seeded.api.get(f"/v1/runs/{run_id}").json()["profile"]
         assert profile["name"] == name
         explorer.open(f"#/runs/{run_id}")
@@ -503,6 +503,15 @@ def test_the_agent_page_explains_what_moved_the_score(browser: Browser, base_url
     shown = page.locator("ol.references li").evaluate_all("items => items.map(item => item.dataset.reference)")
     assert shown == [reference["reference_id"] for reference in explanation["top_references"]]
     assert shown[0] == "inv-7" and page.locator('ol.references li[data-reference="inv-7"] a').count() == 0
+    loop_reference = page.locator('ol.references li[data-reference="run-explained-loop"] .chip')
+    assert loop_reference.inner_text() == "infinite tool loop"  # each run names its primary failure
+    assert explorer.field("top-failure") == "infinite tool loop (the primary failure of most runs)"
+
+    # how the score is made: docs/reputation.md, served beside the page as plain text
+    assert page.locator('[data-field="reputation-doc"]').get_attribute("href") == "reputation.md"
+    doc = httpx.get(f"{base_url}/ui/reputation.md")
+    assert doc.status_code == 200 and doc.headers["content-type"] == "text/plain; charset=utf-8"
+    assert doc.text == (Path(__file__).resolve().parents[1] / "docs" / "reputation.md").read_text()
     explorer.screenshot("ui-explain.png")
     explorer.follow(page.locator("ol.references a.reference-link", has_text="run-explained-loop"))
     assert page.locator("main h1").inner_text() == "Run run-explained-loop"

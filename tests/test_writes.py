@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from service.api.writes import GroupKind, Writes
+from service.priority import behind_others, reads
 from service.testing.live import wait_until
 
 
@@ -158,3 +159,70 @@ def test_a_finished_job_walks_no_list_of_tenants() -> None:
         assert _CountedScans.scans <= 2  # the last tenant left alone: its whole share back
     finally:
         pool.stop()
+
+
+def test_a_flooding_tenant_and_background_jobs_pause_for_another_tenants_write() -> None:
+    """While tenant B's write runs, tenant A's jobs pause at their steps as long as more of A's jobs are
+    queued (A floods), and so does a background job of any other tenant; B's own job never does, nor A's
+    last job once its queue is empty. Broken on purpose: `_behind`'s `not (background or state.queue)` →
+    `not state.queue` (background jobs never pause), or `not other_state.queue` → `other_state.queue` → this
+    test fails."""
+    pool = Writes(workers=4, per_tenant=3)
+    b_running, b_release, asked = threading.Event(), threading.Event(), {}
+
+    def b_job() -> None:
+        b_running.set()
+        asked["b"] = behind_others()
+        b_release.wait(10)
+
+    def a_job(name: str) -> None:
+        b_running.wait(10)
+        asked[name] = behind_others()
+
+    try:
+        flood = [pool.submit("a", lambda n=f"a{i}": a_job(n)) for i in range(5)]
+        assert wait_until(lambda: sum(future.running() for future in flood) == 3, interval=0.01)
+        pool.submit("b", b_job)
+        for future in flood:
+            future.result(10)
+        background: list[bool] = []
+        done = threading.Event()
+        pool.submit_once("c", "sweep", lambda: background.append(behind_others()), lambda _: done.set())
+        assert done.wait(10)
+        b_release.set()
+        assert asked == {"b": False, "a0": True, "a1": True, "a2": True, "a3": True, "a4": False}
+        assert background == [True]
+        alone = pool.submit("c", behind_others).result(10)
+        assert alone is False  # no other tenant's write runs now
+    finally:
+        b_release.set()
+        pool.stop()
+
+
+def test_a_flooding_tenants_job_pauses_while_a_read_is_in_flight(writes: Writes) -> None:
+    """Reads are never held up (SPEC §13): a job of a tenant with more jobs queued pauses while a read is in
+    flight, whoever's. Broken on purpose: `_behind`'s `if reads.count: return True` → `False` → this test
+    fails."""
+    go, asked = threading.Event(), []
+
+    def job() -> None:
+        go.wait(10)
+        asked.append(behind_others())
+
+    first = writes.submit("d", job)
+    second = writes.submit("d", lambda: None)
+    assert wait_until(first.running, interval=0.01)
+    with reads.reading():
+        go.set()
+        first.result(10)
+    second.result(10)
+    assert asked == [True]
+
+
+def test_stop_ends_every_worker() -> None:
+    """Broken on purpose: `stop()` setting `_stopping = False`, or a worker's `return False` on stopping →
+    `True` (it never leaves its loop) → this test fails."""
+    pool = Writes(workers=2, per_tenant=1)
+    assert pool.submit("a", lambda: "ran").result(10) == "ran"
+    pool.stop(timeout=5)
+    assert pool._threads and not any(thread.is_alive() for thread in pool._threads)

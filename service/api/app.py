@@ -10,6 +10,7 @@ from service.alerts.notifier import start_background_evaluator
 from service.api import docs, errors, otlp_http
 from service.api.access_log import AccessLogMiddleware
 from service.api.background import settle_timer, start_sweeper
+from service.api.inflight import InFlight
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import Metrics, MetricsMiddleware
 from service.api.openapi import with_documented_errors
@@ -73,6 +74,7 @@ def create_app(
     app.state.metrics = Metrics()
     # Each tenant runs at most `write_concurrency` writes at once, and one worker more is left for others.
     app.state.writes = Writes(workers=settings.write_concurrency + 1, per_tenant=settings.write_concurrency)
+    app.state.inflight = InFlight(max(settings.max_tenant_bytes_in_flight, settings.max_body_bytes))
     app.state.posted_runs = sessions.posted_runs(holder, settings)
     app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics, app.state.writes)
     errors.install(app)

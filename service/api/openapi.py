@@ -49,8 +49,8 @@ def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 # The errors every route documents (RFC 9457 problem+json, service.api.errors), derived from what the route
 # is: a key and scope (401, 403, and 503 since the key is checked in the store), input (422), a body (400
-# not JSON, 413 over a limit, 415 an encoding other than gzip). What a route finds or stores says itself,
-# on the route: NOT_FOUND, CONFLICT.
+# not JSON, 408 too slow, 413 over a limit, 415 an encoding other than gzip, 429 the tenant's bodies in
+# flight). What a route finds or stores says itself, on the route: NOT_FOUND, CONFLICT.
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
     "type": "object",
@@ -96,6 +96,11 @@ _BODY = {
     400: problem("the body is not JSON (or not the form this route reads)"),
     413: problem("over a limit (the body's bytes, a run's events, a batch's runs): the limit and its setting named"),
     415: problem("a Content-Encoding other than gzip"),
+    408: problem("the body did not arrive whole in time: the setting REPUTE_BODY_READ_TIMEOUT_SECONDS"),
+    429: problem(
+        "the tenant's request bodies in flight are at their limit (REPUTE_MAX_TENANT_BYTES_IN_FLIGHT): retry after"
+        " `Retry-After` seconds"
+    ),
 }
 # FastAPI's own schema of a 422, which this API never answers (its 422s are problems).
 _UNUSED_SCHEMAS = ("HTTPValidationError", "ValidationError")

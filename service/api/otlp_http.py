@@ -23,16 +23,19 @@ from service.services.inputs import Received, check_request_size
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 OTLP_PATHS = frozenset({"/v1/logs", "/v1/traces"})
-INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE = 3, 8, 14  # google.rpc.Code
+INVALID_ARGUMENT, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE = 3, 4, 8, 14  # google.rpc.Code
+_CODES = {408: DEADLINE_EXCEEDED, 413: RESOURCE_EXHAUSTED, 429: RESOURCE_EXHAUSTED}
 
 
 def request_body_schema(resource_key: str) -> dict[str, Any]:
-    """OpenAPI for a receiver's body: `{resource_key: [...]}` in JSON, or the protobuf message."""
+    """OpenAPI for a receiver's body: `{resource_key: [...]}` in JSON (null, as protobuf's JSON mapping reads
+    it, is the empty list: `{}` is a valid empty request), or the protobuf message."""
+    resources = {"type": ["array", "null"]}
     return {
         "requestBody": {
             "required": True,
             "content": {
-                JSON: {"schema": {"type": "object", "properties": {resource_key: {"type": "array"}}}},
+                JSON: {"schema": {"type": "object", "properties": {resource_key: resources}}},
                 PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
             },
         }
@@ -41,17 +44,22 @@ def request_body_schema(resource_key: str) -> dict[str, Any]:
 
 REFUSALS: dict[int | str, dict[str, Any]] = {
     400: {"description": "google.rpc.Status: the request cannot be decoded"},
+    408: {"description": "google.rpc.Status: the body did not arrive in time (REPUTE_BODY_READ_TIMEOUT_SECONDS)"},
     413: {"description": "google.rpc.Status: over a size limit, named with its setting"},
     415: {"description": "google.rpc.Status: neither JSON nor protobuf, or a Content-Encoding other than gzip"},
+    429: {
+        "description": "google.rpc.Status with Retry-After: the tenant's bodies in flight are at their limit"
+        " (REPUTE_MAX_TENANT_BYTES_IN_FLIGHT)"
+    },
 }
 
 
 class Refused(Exception):
     """A request refused whole; answered as a google.rpc.Status (see `install`)."""
 
-    def __init__(self, status: int, message: str, protobuf: bool) -> None:
+    def __init__(self, status: int, message: str, protobuf: bool, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.protobuf = status, message, protobuf
+        self.status, self.message, self.protobuf, self.headers = status, message, protobuf, headers
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,9 @@ def encode(message: Any, protobuf: bool, status: int, headers: Mapping[str, str]
     return Response(orjson.dumps(MessageToDict(message)), status_code=status, media_type=JSON, headers=headers)
 
 
-def refusal(status: int, message: str, protobuf: bool) -> Response:
-    code = RESOURCE_EXHAUSTED if status == 413 else INVALID_ARGUMENT
-    return encode(status_pb2.Status(code=code, message=message), protobuf, status)
+def refusal(status: int, message: str, protobuf: bool, headers: Mapping[str, str] | None = None) -> Response:
+    code = _CODES.get(status, INVALID_ARGUMENT)
+    return encode(status_pb2.Status(code=code, message=message), protobuf, status, headers)
 
 
 def unavailable(message: str, protobuf: bool, headers: Mapping[str, str]) -> Response:
@@ -129,14 +137,15 @@ async def receive(
 
 
 def partial_success(answer: Any, rejected_field: str, received: Received, protobuf: bool) -> Response:
-    """The Export…ServiceResponse, with partialSuccess naming the rejected items and why."""
-    if received.rejected:
+    """The Export…ServiceResponse, with partialSuccess naming the rejected items and why, and warning
+    about accepted ones (OTLP: rejected 0 and a message is a warning)."""
+    if received.rejected or received.warnings:
         setattr(answer.partial_success, rejected_field, received.rejected)
-        answer.partial_success.error_message = "; ".join(received.reasons)
+        answer.partial_success.error_message = received.message
     return encode(answer, protobuf, 200)
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(Refused)
     async def _refused(request: Request, exc: Refused) -> Response:
-        return refusal(exc.status, exc.message, exc.protobuf)
+        return refusal(exc.status, exc.message, exc.protobuf, exc.headers)

@@ -17,16 +17,20 @@ from typing import Any, TypeVar
 import orjson
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
+from starlette.requests import ClientDisconnect
 from starlette.types import Scope
 
 from service.api.auth import CALLER, required_scope, resolve_caller
 from service.api.encoding import GZIP, UnsupportedEncoding, body_encoding
 from service.api.errors import Problem
+from service.api.inflight import body_in_flight, went_away
 from service.api.otlp_http import OTLP_PATHS
 from service.otlp.attributes import InflatedTooLarge, OTLPDecodeError
 from service.otlp.gzip import gunzip_body
 
 _JSON = b"application/json"
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+CLIENT_WENT_AWAY = 499  # never delivered: the status the access log shows for a client that left mid-body
 Parsed = TypeVar("Parsed")
 # Parsing this much takes well under a millisecond: cheaper at once than handing it to a thread.
 INLINE_PARSE_BYTES = 64 * 1024
@@ -90,11 +94,21 @@ class KeyFirstRoute(APIRoute):
         decodes_its_body = self.path in OTLP_PATHS  # the OTLP receivers inflate while decoding
 
         async def check_key_then_handle(request: Request) -> Response:
-            if scope is not None:
-                await resolve_caller(request, scope)
+            if scope is None:
+                return await handler(request)
+            await resolve_caller(request, scope)
             if reads_json_body:
                 _read_as_json(request.scope)
             own = OrjsonRequest(request.scope, request.receive)
-            return await handler(own if decodes_its_body else await _decoded(own))
+            state = request.app.state
+            timeout = state.settings.body_read_timeout_seconds
+            try:
+                async with body_in_flight(own, request.scope[CALLER].tenant, state.inflight, timeout):
+                    if request.method in _WITH_BODY:
+                        await own.body()  # read here, within the limits, before any handler reads it
+                    return await handler(own if decodes_its_body else await _decoded(own))
+            except ClientDisconnect as gone:
+                went_away(own, gone)
+                return Response(status_code=CLIENT_WENT_AWAY)
 
         return check_key_then_handle

@@ -3,8 +3,9 @@
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from service.diagnosis import FAILURE_TYPES
 from service.ids import Identifier, IdentityPattern, OptionalIdentifier, ProfileName
 from service.services.inputs import Execution
 from service.store.rows import storable
@@ -80,8 +81,11 @@ class ChildRun(BaseModel):
     readiness_level: str | None
 
 
+TOP_FAILURE = "the primary failure of most of the agent's runs in the window (ties: larger summed impact, then name)"
 MAX_TOKENS_THRESHOLD = 10**15  # a run of 100,000 events of 10^12 tokens each totals 10^17
 MAX_DUPLICATES = 100_000  # the events of a run
+MAX_DETECTORS = 100  # names, repeats allowed; each must be one of the registry's (service.services.profiles)
+DetectorName = Annotated[str, StringConstraints(min_length=1, max_length=100)]
 
 
 class Thresholds(BaseModel):
@@ -95,6 +99,7 @@ class Thresholds(BaseModel):
 
 class ProfileThresholds(Thresholds):
     name: str
+    detectors: list[str] = Field(description="the failure types it detects (SPEC §4.1, §4.2)")
 
 
 class RunDetail(RunSummary):
@@ -116,6 +121,11 @@ class ProfileBody(Strict):
     tokens_critical: int | None = Field(default=None, ge=1, le=MAX_TOKENS_THRESHOLD, strict=True)
     tokens_per_point: int | None = Field(default=None, ge=1, le=MAX_TOKENS_THRESHOLD, strict=True)
     duplicates: int | None = Field(default=None, ge=1, le=MAX_DUPLICATES, strict=True)
+    detectors: list[DetectorName] | None = Field(
+        default=None,
+        max_length=MAX_DETECTORS,
+        description=f"the failure types it detects, of {', '.join(FAILURE_TYPES)}; default: every one",
+    )
     identities: list[IdentityPattern] = Field(
         default_factory=list, max_length=100, description="exact identities or globs (`claude-code*`)"
     )
@@ -129,6 +139,10 @@ class ProfileBody(Strict):
                 {
                     "tokens_high": 150_000, "tokens_critical": 600_000, "tokens_per_point": 75_000, "duplicates": 4,
                     "identities": ["claude-code*"], "inputs": ["otlp_logs"],
+                },
+                {
+                    "tokens_high": 12_000, "tokens_critical": 30_000, "tokens_per_point": 6_000, "duplicates": 3,
+                    "detectors": ["infinite_tool_loop", "cost_explosion", "unrecovered_error", "tool_failures"],
                 },
                 {"identities": ["claude-code*"]},
             ]
@@ -161,6 +175,7 @@ class ProfileRule(BaseModel):
 class ProfileList(BaseModel):
     profiles: list[ProfileInfo]
     rules: list[ProfileRule] = Field(description="in the order they are tried, after the run's own `profile`")
+    next_cursor: str | None = Field(description="the next page's `cursor`; null on the last page")
 
 
 class RunList(BaseModel):
@@ -315,7 +330,7 @@ class Reputation(BaseModel):
     execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
     unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
     last_run_at: datetime | None = Field(description="the latest finalized run of the window")
-    top_failure: str | None = Field(description="the failure type detected most often in the window")
+    top_failure: str | None = Field(description=TOP_FAILURE)
 
 
 class ActivityDay(BaseModel):
@@ -339,7 +354,7 @@ class IdentityRow(BaseModel):
     execution_error_share: float | None = Field(description="execution_errors / runs; null without runs")
     unsafe_runs: int = Field(description="quality runs judged unsafe_for_production")
     last_run_at: datetime | None
-    top_failure: str | None = Field(description="the failure type detected most often in the window")
+    top_failure: str | None = Field(description=TOP_FAILURE)
     last_30_days: list[ActivityDay] = Field(description="the days of the last 30 with finalized runs, oldest first")
     computed_at: datetime
 

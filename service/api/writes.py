@@ -11,8 +11,11 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
 - Jobs of one kind queued by one tenant may run as one group (`run_group`): single runs posted one by one
   are written together, one INSERT per table, while the store is busy. The group's function answers each
   job on its own (a run refused fails alone, never the group).
-- Between the runs of a job the writer steps aside for the reads in flight (service.priority): it gives
-  up the interpreter's lock for an instant, so a read waiting for it goes first.
+- Between the steps of a job the writer steps aside for the reads in flight (service.priority): it gives
+  up the interpreter's lock for an instant, so a read waiting for it goes first; and a job of a tenant
+  that floods (more of its jobs queued), and a background job, pause there while a read, or another
+  tenant's job that a client waits on, runs (`_behind`): a flood, or what it leaves to finalize, costs the
+  others neither a core nor the interpreter's lock.
 """
 
 import asyncio
@@ -22,7 +25,10 @@ from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Generic, TypeVar
+
+from service.priority import reads, yielding
 
 log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
@@ -45,12 +51,14 @@ class _Job:
     call: Callable[[], Any] | None = None  # a job of its own
     kind: GroupKind[Any, Any] | None = None  # or an item of a group
     item: Any = None
+    background: bool = False  # the sweeper's or the settle timer's: no client waits on it
 
 
 @dataclass
 class _Tenant:
     queue: deque[_Job] = field(default_factory=deque)
     running: int = 0
+    answering: int = 0  # of the running jobs, those a client waits on (not background)
 
 
 class Writes:
@@ -91,7 +99,7 @@ class Writes:
             if keyed in self._keyed:
                 return False
             self._keyed.add(keyed)
-        future = self.submit(tenant, call)
+        future = self._enqueue(_Job(tenant, Future(), call=call, background=True))
         future.add_done_callback(lambda _: self._release(keyed))
         future.add_done_callback(on_done)
         return True
@@ -157,12 +165,29 @@ class Writes:
             if self._stopping or taken is None:
                 return False
         tenant, jobs = taken
+        background = jobs[0].background
         try:
-            _answer(jobs)
+            with yielding(partial(self._behind, tenant, background)):
+                _answer(jobs)
         finally:
             with self._changed:
-                self._finished(tenant)
+                self._finished(tenant, background)
         return True
+
+    def _behind(self, tenant: str, background: bool) -> bool:
+        """Whether a job of `tenant` should pause now (service.priority): it is a background job, or the
+        tenant floods (it has jobs queued behind the running ones), and a read is in flight or another
+        tenant that does not flood runs a job a client waits on. Read without the lock, at each step of a
+        job: a stale answer costs one step at most."""
+        state = self._tenants.get(tenant)
+        if state is None or not (background or state.queue):
+            return False
+        if reads.count:
+            return True
+        return any(
+            other != tenant and other_state.answering and not other_state.queue
+            for other, other_state in list(self._tenants.items())
+        )
 
     def _take(self) -> tuple[str, list[_Job]] | None:
         """The next job of the first tenant in turn that may start one (with the items of its kind queued
@@ -178,6 +203,7 @@ class Writes:
                 while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is jobs[0].kind:
                     jobs.append(state.queue.popleft())
             state.running += 1
+            state.answering += not jobs[0].background
             self._offer_turn(tenant)  # it may start another beside this one
             return tenant, jobs
         return None
@@ -187,10 +213,11 @@ class Writes:
         one while another has some (so the cores and the interpreter are split between them)."""
         return self._per_tenant if len(self._tenants) == 1 and tenant in self._tenants else 1
 
-    def _finished(self, tenant: str) -> None:
+    def _finished(self, tenant: str, background: bool) -> None:
         """The tenant's next job waits its turn behind the tenants that came meanwhile."""
         state = self._tenants[tenant]
         state.running -= 1
+        state.answering -= not background
         if not state.queue and not state.running:
             del self._tenants[tenant]
             if len(self._tenants) == 1:  # the one left alone may now run its whole share

@@ -1,7 +1,9 @@
 """`repute record -- CMD ...`: run an agent's process and record what it prints as a run, the way
 Critiqor's runtime observer does, so that a harness needs neither HTTP nor OTLP.
 
-Every line the process prints, on stdout or stderr, becomes an event in the order it arrived: a line that
+Every line the process prints, on stdout or stderr, is passed through to this process's stream of the same
+name as it comes (unless `echo` is off: `repute record --quiet`) and becomes an event in the order it
+arrived: a line that
 is a JSON object is the agent's own event, kept as it is; any other line is a `process_output` event with
 its `stream` and `text`. The recorder adds `process_start` (the command) before them and `process_end`
 (exit code, duration) after them, each stamped with the time it saw it (it observed those itself; the
@@ -15,6 +17,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -69,9 +72,14 @@ def event_of_line(line: str, stream: str, seen_at: str) -> dict[str, Any] | None
     return {"event": "process_output", "timestamp": seen_at, "stream": stream, "text": text}
 
 
-def _read_lines(pipe: IO[bytes], stream: str, lines: "queue.Queue[tuple[str, str, str]]") -> None:
+def _read_lines(
+    pipe: IO[bytes], stream: str, lines: "queue.Queue[tuple[str, str, str]]", echo: IO[bytes] | None
+) -> None:
     for raw in iter(pipe.readline, b""):
         lines.put((raw.decode("utf-8", errors="replace"), stream, _now()))
+        if echo is not None:
+            echo.write(raw)
+            echo.flush()
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -100,19 +108,26 @@ def _finish_reading(process: subprocess.Popen[bytes], readers: list[threading.Th
             reader.join()
 
 
-def record_process(command: list[str], timeout: float | None) -> Recording:
-    """Runs `command` (its stdin is this process's) and records it; raises CannotStart."""
+def record_process(command: list[str], timeout: float | None, echo: bool = True) -> Recording:
+    """Runs `command` (its stdin is this process's) and records it, passing its output through as it comes
+    when `echo` (a Python agent is run unbuffered, so its lines come as it prints them); raises CannotStart."""
     recording = Recording(command)
     started = time.monotonic()
     start_event = {"event": "process_start", "timestamp": _now(), "command": command}
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=environment
+        )
     except OSError as exc:
         raise CannotStart(f"cannot run {command[0]}: {exc.strerror or exc}") from exc
     recording.events.append({**start_event, "pid": process.pid})
     lines: queue.Queue[tuple[str, str, str]] = queue.Queue()
-    pipes = ((process.stdout, "stdout"), (process.stderr, "stderr"))
-    readers = [threading.Thread(target=_read_lines, args=(pipe, name, lines), daemon=True) for pipe, name in pipes]
+    pipes = ((process.stdout, "stdout", sys.stdout), (process.stderr, "stderr", sys.stderr))
+    readers = [
+        threading.Thread(target=_read_lines, args=(pipe, name, lines, ours.buffer if echo else None), daemon=True)
+        for pipe, name, ours in pipes
+    ]
     for reader in readers:
         reader.start()
     try:

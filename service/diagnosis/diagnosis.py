@@ -1,25 +1,27 @@
 """`diagnose(events, profile) -> Diagnosis`: pure and deterministic (SPEC §4, §4.1).
 
 The diagnosis records the profile that judged it (`profile: {name, tokens_high, tokens_critical,
-tokens_per_point, duplicates}`) and its hash covers it, so the same events under the same profile give the
-same bytes and another profile gives other bytes. The one exception is `critiqor`, the default: it is
-never recorded (a diagnosis without `profile` was judged under `critiqor`), so a diagnosis under it is
-byte for byte what it was before profiles existed, and Critiqor's, and every stored hash still matches.
+tokens_per_point, duplicates, detectors}`) and its hash covers it, so the same events under the same profile
+give the same bytes and another profile gives other bytes. The one exception is `critiqor`, the engine's
+default (the service's is `agent`, SPEC §4.2): it is never recorded (a diagnosis without `profile` was
+judged under `critiqor`), so a diagnosis under it is byte for byte what it was before profiles existed, and
+Critiqor's, and every stored hash still matches.
 """
 
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import orjson
 
+from service.diagnosis.built_in import CRITIQOR
 from service.diagnosis.cause import CHAIN_JOINER, Cause
-from service.diagnosis.detectors import DETECTORS, Detector
+from service.diagnosis.detectors import ALL_DETECTORS, Detector
 from service.diagnosis.facts import RunFacts, gather
 from service.diagnosis.graph import causal_graph, failure_node_id, node_ids
-from service.diagnosis.profiles import CRITIQOR, Profile
+from service.diagnosis.profiles import Profile
 from service.diagnosis.scoring import dimension_scores, primary_cause, readiness_level, trust_score
 from service.diagnosis.summary import (
     NO_FAILURE_EXPLANATION,
@@ -32,8 +34,7 @@ from service.vocab import Readiness
 
 HASH_KEY = "diagnosis_hash"
 GRAPH_KEY = "causal_graph"
-_FAILURE_NODE_IDS = frozenset(failure_node_id(d.failure_type) for d in DETECTORS)
-_CHAINS = {d.failure_type: CHAIN_JOINER.join(d.causal_chain) for d in DETECTORS}
+_CHAINS = {d.failure_type: CHAIN_JOINER.join(d.causal_chain) for d in ALL_DETECTORS}
 
 
 @dataclass(frozen=True)
@@ -136,19 +137,21 @@ class Diagnosis:
 
 
 def diagnose(events: Sequence[Any], profile: Profile = CRITIQOR) -> Diagnosis:
-    """Diagnoses a run's events (raw objects, in run order) under a profile's thresholds (SPEC §4.1).
+    """Diagnoses a run's events (raw objects, in run order) with a profile's detectors and thresholds
+    (SPEC §4.1).
 
     Raises InputError for what the diagnosis cannot read: an event that is not an object, a type or an
     event_id that is not a string, a token count out of range. Timestamps are not read here
     (`normalize_events` checks them)."""
     run = gather(events)
-    ids = node_ids(run.event_ids, _FAILURE_NODE_IDS)
+    ids = node_ids(run.event_ids, _failure_node_ids(profile.detectors))
     found: list[Cause] = []
-    for detector in DETECTORS:
-        found += _causes(detector, run, ids, profile)
+    for detector in ALL_DETECTORS:
+        if detector.failure_type in profile.detectors:
+            found += _causes(detector, run, ids, profile)
     causes = tuple(found)
     scores = dimension_scores(causes)
-    trust = trust_score(scores)
+    trust = trust_score(scores, causes)
     return Diagnosis(
         trust_score=trust,
         readiness_level=readiness_level(trust, causes),
@@ -162,6 +165,13 @@ def diagnose(events: Sequence[Any], profile: Profile = CRITIQOR) -> Diagnosis:
         _types=run.types,
         _labels=run.labels,
     )
+
+
+@cache
+def _failure_node_ids(detectors: frozenset[str]) -> frozenset[str]:
+    """The node ids a profile's failure nodes may take: under critiqor, Critiqor's own (its bytes: an event
+    may be called `failure_tool_failures` there)."""
+    return frozenset(map(failure_node_id, detectors))
 
 
 def _causes(detector: Detector, run: RunFacts, ids: list[str], profile: Profile) -> list[Cause]:

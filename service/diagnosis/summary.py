@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.diagnosis.cause import Cause
-from service.diagnosis.detectors import DETECTORS
+from service.diagnosis.detectors import ALL_DETECTORS
 from service.diagnosis.facts import RunFacts
 
 COST_EXPLOSION = "cost_explosion"
@@ -15,7 +15,7 @@ _COUNTED_TYPES = {
     "tool_calls": "tool_call", "tool_outputs": "tool_output", "memory_events": "memory_event",
     "retries": "retry_event", "errors": "error_event", "state_transitions": "state_transition",
 }  # fmt: skip
-_REMEDIATIONS = {d.failure_type: d.remediation for d in DETECTORS}
+_REMEDIATIONS = {d.failure_type: d.remediation for d in ALL_DETECTORS}
 
 
 def evidence_summary(run: RunFacts) -> dict[str, Any]:

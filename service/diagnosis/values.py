@@ -40,6 +40,11 @@ def is_false(value: Any) -> bool:
     return value is False or (isinstance(value, str) and value.lower() == "false")
 
 
+def is_true(value: Any) -> bool:
+    """JSON true, or the string "true" in any case."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
 def saturation_of(event: Mapping[str, Any]) -> int:
     """`saturation`, else `saturation_score`: a number, a numeric string or "87%"; floored; unreadable = 0."""
     value = event["saturation"] if "saturation" in event else event.get("saturation_score")

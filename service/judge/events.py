@@ -3,12 +3,13 @@
 | record         | run events                                                                  |
 |----------------|-----------------------------------------------------------------------------|
 | tool_result    | tool_call {tool, args}, then tool_output {tool, status: "ok" or "error",    |
-|                | duration_ms}                                                                |
+|                | duration_ms, error: the record's `error` text when it failed}               |
 | api_request    | token_usage {total_tokens: input_tokens + output_tokens, input_tokens,      |
 |                | output_tokens, cache_read_tokens, cache_creation_tokens, cost_usd, model,   |
 |                | duration_ms}                                                                |
 | api_error      | error_event {error, status_code, message, attempt, duration_ms, model},     |
-|                | then retry_event {attempt} when attempt > 1                                 |
+|                | fatal: true when it is the session's last record (SPEC §3.2, §4.2: the     |
+|                | session ended in it), then retry_event {attempt} when attempt > 1           |
 | anything else  | its bare name as the type (process_output when it has none), its attributes |
 |                | as fields                                                                   |
 
@@ -61,7 +62,8 @@ def to_run_events(records: Iterable[LogRecord]) -> list[RunEvent]:
         digest = _digest(record)
         occurrences[digest] += 1
         record_id = digest if occurrences[digest] == 1 else f"{digest}-{occurrences[digest]}"
-        for index, (event_type, fields) in enumerate(_mapped(record, position)):
+        last = position == len(ordered) - 1
+        for index, (event_type, fields) in enumerate(_mapped(record, position, last)):
             events.append(_event(event_type, fields, f"{record_id}:{index}", record.time_unix_nano))
     return events
 
@@ -87,19 +89,23 @@ def tool_call_args(value: AttributeValue, position: int) -> dict[str, Any]:
     return {"call": position} if parsed is None else parsed
 
 
-def _mapped(record: LogRecord, position: int) -> list[tuple[str, Attributes]]:
+def _mapped(record: LogRecord, position: int, last: bool) -> list[tuple[str, Attributes]]:
     name, attributes = record.event_name, record.attributes
     if name == "tool_result":
         tool = attributes.get("tool_name")
-        status = "ok" if is_true(attributes.get("success")) else "error"
+        succeeded = is_true(attributes.get("success"))
         args = tool_call_args(attributes.get("tool_parameters"), position)
-        output = {"tool": tool, "status": status, **_counts(attributes, ("duration_ms",))}
+        output = {"tool": tool, "status": "ok" if succeeded else "error", **_counts(attributes, ("duration_ms",))}
+        if not succeeded:
+            output |= _texts(attributes, ("error",))
         return [("tool_call", {"tool": tool, "args": args}), ("tool_output", output)]
     if name == "api_request":
         total = as_int(attributes.get("input_tokens")) + as_int(attributes.get("output_tokens"))
         return [("token_usage", {"total_tokens": total, **_counts(attributes, COUNTS), **_usage_texts(attributes)})]
     if name == "api_error":
         error = {**_texts(attributes, ("error", "message", "model")), **_counts(attributes, ERROR_COUNTS)}
+        if last:
+            error["fatal"] = True
         attempt = as_int(attributes.get("attempt"))
         return (
             [("error_event", error), ("retry_event", {"attempt": attempt})] if attempt > 1 else [("error_event", error)]

@@ -29,6 +29,7 @@ from service.otlp.json_values import (
     value_of,
 )
 from service.otlp.shapes import OTLP_LOGS, foreign_body
+from service.priority import stepping
 
 RecordT = TypeVar("RecordT")
 
@@ -131,7 +132,7 @@ def _batch(request: ExportLogsServiceRequest[LogRecordJson | None]) -> DecodedBa
         resource = resource_logs.resource
         resource_attributes = attributes_of(resource.attributes if resource is not None else None)
         for scope_logs in resource_logs.scope_logs or ():
-            for raw in scope_logs.log_records or ():
+            for raw in stepping(scope_logs.log_records or ()):
                 if raw is None:
                     batch.rejected += 1
                     continue

@@ -43,6 +43,7 @@ class RunRecord:
     trust_score: int | None = None
     readiness: str = ""
     primary_failure: str = ""
+    primary_impact: int = 0  # the primary cause's impact score, 0 without one (0021)
     dimension_scores: dict[str, int] = field(default_factory=dict)
     session_composite: float | None = None
     session_performance: str = ""  # canonical JSON text, "" when the run is not a session

@@ -10,6 +10,8 @@ JAEGER = "a Jaeger query-API export"
 SDK_SPANS = "a list of OpenTelemetry SDK spans (ReadableSpan.to_json)"
 SDK_SPAN = "one OpenTelemetry SDK span (ReadableSpan.to_json)"
 TRACE_OBJECT = "an object holding a list of OpenTelemetry SDK spans under `spans`"
+LANGFUSE = "a Langfuse trace export (`trace` and `observations`)"
+SPAN_EXPORTS = (JAEGER, SDK_SPANS, SDK_SPAN, TRACE_OBJECT, LANGFUSE)  # what `repute ingest` converts
 OTLP_LOGS = "an OTLP logs request"
 OTLP_TRACES = "an OTLP traces request"
 RUN = "a Repute run (POST it to /v1/sessions)"
@@ -33,6 +35,8 @@ def describe(document: Any) -> str:
         return TRACE_OBJECT
     if is_sdk_span(document):
         return SDK_SPAN
+    if isinstance(document.get("trace"), dict) and isinstance(document.get("observations"), list):
+        return LANGFUSE
     if "events" in document:
         return RUN
     named = ", ".join(repr(key) for key in sorted(document)[:5])
@@ -49,10 +53,15 @@ def foreign_body(data: bytes | str, expected: str) -> str | None:
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return None
+        if not isinstance(data, bytes):
+            return None
+        try:  # its shape, whatever bytes its strings hold (the decoder skips what it does not read)
+            document = orjson.loads(data.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            return None
     if isinstance(document, dict) and (not document or any(key in document for key in OTLP_KEYS[expected])):
         return None
     kind = describe(document)
     keys = " or ".join(f"`{key}`" for key in OTLP_KEYS[expected])
-    hint = "; `repute ingest FILE` reads it" if kind in (JAEGER, SDK_SPANS, SDK_SPAN, TRACE_OBJECT) else ""
+    hint = "; `repute ingest FILE` reads it" if kind in SPAN_EXPORTS else ""
     return f"not {expected}: no {keys}; the body looks like {kind}{hint}"

@@ -13,9 +13,11 @@ import orjson
 
 from service.diagnosis import normalize_events
 from service.errors import NotFound
+from service.ids import MAX_ID_CHARS
 from service.judge import SessionAccumulator, to_run_events
 from service.judge.records import decode_record
 from service.model import RunHeader, RunMaterial, RunRecord, next_version
+from service.priority import stepping
 from service.services.inputs import trace_header
 from service.store import runs as run_store
 from service.store import sessions as session_store
@@ -24,7 +26,10 @@ from service.store.client import Store
 from service.store.rows import from_epoch_ms, to_millis
 from service.traces import decode_span
 from service.traces.agents import map_runs
+from service.traces.mapping import TraceRun
 from service.vocab import RunKind
+
+CHILD_SUFFIXES = 100  # the ids tried at once for a child whose own id another run took
 
 
 class Finalizing(NamedTuple):
@@ -118,16 +123,16 @@ def _trace(
 ) -> list[Finalizing]:
     """A trace-born run from all of its stored spans (SPEC §3.4), and a child run for each other agent in it
     (SPEC §3.5), the run first: their names, their events (stored with their span ids, so /events shows
-    them), the times their spans cover and the execution error they show. A child run id another run took
-    already is left as it is. Raises NotFound when no stored trace belongs to `run_id`."""
+    them), the times their spans cover and the execution error they show. A child whose id another run took
+    already takes the first free of `<id>+2`, `<id>+3`, ... (`free_child_ids`): the run that took it is left
+    as it is, and the agent's run is not lost. Raises NotFound when no stored trace belongs to `run_id`."""
     traces = trace_store.traces_of_runs(store, tenant, [run_id])
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
-    parent, *children = map_runs(run_id, [decode_span(payload) for payload in payloads])
-    taken = run_store.run_states(store, tenant, [child.run_id for child in children]) if children else {}
+    parent, *children = map_runs(run_id, [decode_span(payload) for payload in stepping(payloads)])
     items = []
-    for mapped in [parent, *(child for child in children if child.run_id not in taken)]:
+    for mapped in [parent, *free_child_ids(store, tenant, children)]:
         header = trace_header(mapped)
         base = run if mapped is parent and run is not None else new_record(tenant, header, mapped.run_id, now)
         named = replace(  # a run opened through /v1/runs before its spans came keeps what they do not name
@@ -146,6 +151,39 @@ def _trace(
         )
         items.append(Finalizing(named, material))
     return items
+
+
+def free_child_ids(store: Store, tenant: str, children: list[TraceRun]) -> list[TraceRun]:
+    """The child runs, each under its own id unless another run has it (a run posted under `<trace>:<agent>`
+    before the trace was finalized): then under the first of `<id>+2`, `<id>+3`, ... that no run has and
+    no other child of the trace is under."""
+    if not children:
+        return []
+    taken = set(run_store.run_states(store, tenant, [child.run_id for child in children]))
+    if not taken:
+        return children
+    claimed = {child.run_id for child in children}
+    placed = []
+    for child in children:
+        if child.run_id in taken:
+            child = replace(child, run_id=_free_id(store, tenant, child.run_id, claimed))
+            claimed.add(child.run_id)
+        placed.append(child)
+    return placed
+
+
+def _free_id(store: Store, tenant: str, run_id: str, claimed: set[str]) -> str:
+    """The first `<run_id>+N`, N from 2 on, that no run has and no other child claimed (cut so each stays a
+    run id of 256 characters at most), looked up CHILD_SUFFIXES at a time."""
+    number = 2
+    while True:
+        suffixes = [f"+{n}" for n in range(number, number + CHILD_SUFFIXES)]
+        candidates = [run_id[: MAX_ID_CHARS - len(suffix)] + suffix for suffix in suffixes]
+        stored = run_store.run_states(store, tenant, candidates)
+        free = [candidate for candidate in candidates if candidate not in stored and candidate not in claimed]
+        if free:
+            return free[0]
+        number += CHILD_SUFFIXES
 
 
 def _from_nanos(unix_nano: int | None) -> datetime | None:

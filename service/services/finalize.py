@@ -4,8 +4,9 @@ receivers (service/services/receivers/) hand over whole runs, and `finalize_run`
 (service/services/assembly.py) for the material of a run finalized later, whatever its kind.
 
 Batch-first: finalizing N runs costs one INSERT per table. Re-finalizing returns the stored result and
-writes nothing. The order of the writes: the runs' raw events and causes side by side, then their
-reputation events, then the run rows. A write that fails leaves the runs unfinalized and a retry converges
+writes nothing. The order of the writes: the runs' raw events and causes side by side (while the reputation
+store reads which of their reputation events it holds already), then their reputation events, then the run
+rows. A write that fails leaves the runs unfinalized and a retry converges
 (causes collapse by key, reputation events are skipped by id); one that fails before the reputation leaves
 no reputation of runs that were never stored.
 
@@ -94,6 +95,7 @@ def verdict_fields(diagnosis: Diagnosis) -> dict[str, Any]:
         "trust_score": diagnosis.trust_score,
         "readiness": str(diagnosis.readiness_level),
         "primary_failure": diagnosis.primary_failure_type or "",
+        "primary_impact": 0 if diagnosis.primary is None else diagnosis.primary.impact_score,
         "dimension_scores": dict(diagnosis.scores),
         "event_count": diagnosis.event_count,
         "tool_calls": evidence["tool_calls"],
@@ -164,11 +166,10 @@ def finalize_batch(
         if item.stores_events
         for row in run_store.event_rows(tenant, item.base.run_id, item.material.events, item.material.payloads, 0, now)
     ]
-    store.together(
-        partial(writer.run_events, store, event_rows),
-        partial(writer.failures, store, [row for done in judged for row in done.failures]),
-    )
-    reputation_store.insert_events(store, tenant, [event for done in judged for event in done.reputation])
+    failures = [row for done in judged for row in done.failures]
+    reputation = [event for done in judged for event in done.reputation]
+    beside = (partial(writer.run_events, store, event_rows), partial(writer.failures, store, failures))
+    reputation_store.insert_events(store, tenant, reputation, beside=beside)
     writer.runs(store, [done.record for done in judged])
     return [done.record for done in judged]
 

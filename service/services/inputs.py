@@ -210,11 +210,17 @@ class Received:
     accepted: int = 0
     rejected: int = 0
     reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # about items accepted all the same
 
     def reject(self, count: int, reason: str) -> None:
         if count:
             self.rejected += count
             self.reasons.append(reason)
+
+    @property
+    def message(self) -> str:
+        """partialSuccess.errorMessage: why items were rejected, then what was accepted with a warning."""
+        return "; ".join([*self.reasons, *self.warnings])
 
 
 _FED_BY = {RunKind.SESSION: "a session", RunKind.TRACE: "trace-born"}

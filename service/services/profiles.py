@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from service.diagnosis import BUILT_IN, Profile
+from service.diagnosis import BUILT_IN, FAILURE_TYPES, Profile
+from service.diagnosis.built_in import EVERY_DETECTOR
 from service.diagnosis.profiles import THRESHOLDS
 from service.errors import FieldError
 from service.profiles import DEFAULT_OF_INPUT, Placed, TenantProfiles, unknown_profile
+from service.settings import Settings
 from service.store import profiles as profile_store
 from service.store.client import Store
 
@@ -32,8 +34,12 @@ def _key(store: Store, tenant: str) -> tuple[str, str, str]:
 
 
 def current(store: Store, tenant: str) -> TenantProfiles:
-    """The tenant's profiles as stored now (a rebuild re-diagnoses under these)."""
-    profiles = TenantProfiles(profile_store.tenant_profiles(store, tenant))
+    """The tenant's profiles as stored now (a rebuild re-diagnoses under these); the ones in the cache when
+    nothing changed, so their rules are compiled once per profile set, not at every read."""
+    placed = tuple(profile_store.tenant_profiles(store, tenant))
+    with _cache_lock:
+        found = _cached.get(_key(store, tenant))
+    profiles = found[1] if found is not None and found[1].placed == placed else TenantProfiles(placed)
     with _cache_lock:
         _cached[_key(store, tenant)] = (time.monotonic(), profiles)
     return profiles
@@ -59,14 +65,18 @@ def require_known(store: Store, tenant: str, names: Sequence[tuple[str, str]]) -
             raise unknown_profile(name, field)
 
 
-def listing(store: Store, tenant: str) -> dict[str, Any]:
-    """Every profile the tenant may use, built-in first, and the rules in the order they are tried."""
+def listing(store: Store, tenant: str, offset: int, limit: int) -> tuple[dict[str, Any], int | None]:
+    """A page of the profiles the tenant may use, built-in first, from `offset`, with every rule in the
+    order they are tried (the caps on profiles and identities bound them); and the next page's offset."""
     profiles = current(store, tenant)
     placed = sorted(profiles.by_name.values(), key=lambda one: (not one.built_in, one.profile.name))
-    return {
-        "profiles": [profile_view(one) for one in placed],
+    page = placed[offset : offset + limit]
+    following = offset + limit if offset + limit < len(placed) else None
+    listed = {
+        "profiles": [profile_view(one) for one in page],
         "rules": [{"kind": rule.kind, "match": rule.match, "profile": rule.profile} for rule in profiles.rules],
     }
+    return listed, following
 
 
 def profile_view(placed: Placed) -> dict[str, Any]:
@@ -85,26 +95,54 @@ def define(
     tenant: str,
     name: str,
     thresholds: dict[str, int | None],
+    detectors: Sequence[str] | None,
     identities: Sequence[str],
     inputs: Sequence[str],
     now: datetime,
+    settings: Settings,
 ) -> dict[str, Any]:
-    """Defines (or redefines) a tenant profile and where it applies; for a built-in name, its rules only."""
-    placed = Placed(profile_of(name, thresholds), tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
+    """Defines (or redefines) a tenant profile and where it applies; for a built-in name, its rules only.
+    Within the tenant's caps (`settings`): a 422 naming the setting beyond them."""
+    profile = profile_of(name, thresholds, detectors)
+    placed = Placed(profile, tuple(dict.fromkeys(identities)), tuple(dict.fromkeys(inputs)))
+    _check_caps(current(store, tenant), placed, settings)
     profile_store.set_profile(store, tenant, placed, now)
     current(store, tenant)
     return profile_view(placed)
 
 
-def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
-    """The profile a definition gives: a built-in's own (its thresholds cannot change), else all four."""
+def _check_caps(profiles: TenantProfiles, placed: Placed, settings: Settings) -> None:
+    """The tenant's own profiles and the identities they name, once `placed` replaces its name's."""
+    name = placed.profile.name
+    own = [one for one in profiles.placed if one.profile.name != name]
+    if name not in BUILT_IN and len([one for one in own if not one.built_in]) + 1 > settings.max_profiles_per_tenant:
+        raise FieldError(
+            "name",
+            f"the tenant has {settings.max_profiles_per_tenant} profiles, the limit: the setting"
+            " REPUTE_MAX_PROFILES_PER_TENANT; redefine one, or raise it",
+        )
+    named = sum(len(one.identities) for one in own) + len(placed.identities)
+    if named > settings.max_profile_identities_per_tenant:
+        raise FieldError(
+            "identities",
+            f"the tenant's profiles would name {named} identities and globs, over the"
+            f" {settings.max_profile_identities_per_tenant} of the setting REPUTE_MAX_PROFILE_IDENTITIES_PER_TENANT",
+        )
+
+
+def profile_of(name: str, thresholds: dict[str, int | None], detectors: Sequence[str] | None = None) -> Profile:
+    """The profile a definition gives: a built-in's own (its thresholds and detectors cannot change), else
+    all four thresholds and the detectors named (default: every one)."""
+    chosen = None if detectors is None else detector_set(detectors)
     built_in = BUILT_IN.get(name)
     if built_in is not None:
-        for field in THRESHOLDS:
-            given, fixed = thresholds.get(field), getattr(built_in, field)
+        given_values = {**thresholds, "detectors": chosen}
+        for field in (*THRESHOLDS, "detectors"):
+            given, fixed = given_values.get(field), getattr(built_in, field)
             if given is not None and given != fixed:
+                shown = ", ".join(sorted(fixed)) if field == "detectors" else fixed
                 raise FieldError(
-                    field, f"{name} is built in: its {field} is {fixed}; define a profile of another name instead"
+                    field, f"{name} is built in: its {field} is {shown}; define a profile of another name instead"
                 )
         return built_in
     missing = [field for field in THRESHOLDS if thresholds.get(field) is None]
@@ -113,4 +151,16 @@ def profile_of(name: str, thresholds: dict[str, int | None]) -> Profile:
     values: dict[str, Any] = {field: thresholds[field] for field in THRESHOLDS}
     if values["tokens_critical"] < values["tokens_high"]:
         raise FieldError("tokens_critical", "tokens_critical must be at least tokens_high")
-    return Profile(name, **values)
+    return Profile(name, **values, detectors=EVERY_DETECTOR if chosen is None else chosen)
+
+
+def detector_set(names: Sequence[str]) -> frozenset[str]:
+    """The detectors a definition names, each a failure type of the registry (SPEC §4.1, §4.2)."""
+    for index, name in enumerate(names):
+        if name not in EVERY_DETECTOR:
+            raise FieldError(
+                f"detectors[{index}]", f"no detector {name!r}: the detectors are {', '.join(FAILURE_TYPES)}"
+            )
+    if not names:
+        raise FieldError("detectors", "name at least one detector (leave detectors out for every one)")
+    return frozenset(names)

@@ -59,7 +59,6 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
         "trend_7d": _figure(row, "trend_7d"),
         "trend_30d": _figure(row, "trend_30d"),
         **activity(days),
-        "top_failure": top_failure(failures),
     }
 
 
@@ -70,20 +69,22 @@ def explain(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, 
     if not rows and not reputation_store.identity_exists(store, tenant, identity):
         return None
     explained = explanation(identity, as_of, rows)
-    _name_parent_runs(store, tenant, explained["top_references"])
+    _describe_runs(store, tenant, explained["top_references"])
     return explained
 
 
 RUN_REFERENCES = frozenset(RunKind)  # a run's events reference it by its kind
 
 
-def _name_parent_runs(store: Store, tenant: str, references: list[dict[str, Any]]) -> None:
-    """Each reference to a child run names the multi-agent run it is part of (SPEC §3.5); others null."""
+def _describe_runs(store: Store, tenant: str, references: list[dict[str, Any]]) -> None:
+    """Each reference to a run names its primary failure, and a child run the multi-agent run it is part of
+    (SPEC §3.5); null where there is none, and for references that are no run."""
     runs = [reference["reference_id"] for reference in references if reference["reference_type"] in RUN_REFERENCES]
     stored = run_store.get_runs(store, tenant, runs) if runs else {}
     for reference in references:
         run = stored.get(reference["reference_id"]) if reference["reference_type"] in RUN_REFERENCES else None
         reference["parent_run_id"] = (run.parent_run_id or None) if run is not None else None
+        reference["primary_failure"] = (run.primary_failure or None) if run is not None else None
 
 
 SPARKLINE_DAYS = 30
@@ -110,7 +111,7 @@ def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str,
             "execution_error_share": reported(row["execution_error_share"]),
             "unsafe_runs": row["unsafe_runs"],
             "last_run_at": row["last_run_at"],
-            "top_failure": top_failure(row["failures"]),
+            "top_failure": top_failure(row["primary_failures"], row["primary_impacts"]),
             "last_30_days": daily(days[row["identity"]]),
             "computed_at": row["computed_at"],
         }

@@ -23,7 +23,7 @@ in ClickHouse (e.g. a KeeperMap row per source) or routing each source to one pr
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -143,13 +143,20 @@ def _write(
 
 
 def _insert(
-    store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], cap: Cap | None
+    store: Store,
+    tenant: str,
+    source: str,
+    events: Sequence[ReputationEvent],
+    cap: Cap | None,
+    beside: Sequence[Callable[[], object]] = (),
 ) -> InsertOutcome:
-    """Stores the events new to the tenant and identity, capped past `cap` (None: never capped)."""
+    """Stores the events new to the tenant and identity, capped past `cap` (None: never capped). The calls
+    `beside` run while the stored ids are read, and must all succeed before anything is written."""
     first_at = _first_positions(events)
     candidates = [events[position] for position in first_at.values()]
+    known: set[EventKey] = set()
     with INSERTS.holding([(tenant,)]):
-        known = _stored_keys(store, tenant, candidates) if candidates else set()
+        store.together(lambda: known.update(_stored_keys(store, tenant, candidates) if candidates else ()), *beside)
         new = [e for e in candidates if _key(e) not in known]
         capped = _capped(store, tenant, source, new, cap)
         if new:
@@ -163,12 +170,18 @@ def _insert(
 
 
 def insert_events(
-    store: Store, tenant: str, events: Sequence[ReputationEvent], source: str = REPUTE_SOURCE
+    store: Store,
+    tenant: str,
+    events: Sequence[ReputationEvent],
+    source: str = REPUTE_SOURCE,
+    beside: Sequence[Callable[[], object]] = (),
 ) -> tuple[ReputationEvent, ...]:
     """Stores the runs' own events (source `repute`, never capped), retractions included; returns those
     that were new, the rest being stored already. A rebuild's retraction of an occupant (a row stored
-    under an id of a run's, service.reputation.rebuild) takes the occupant's source instead."""
-    return _insert(store, tenant, source, events, None).stored
+    under an id of a run's, service.reputation.rebuild) takes the occupant's source instead. The calls
+    `beside` (the finalize's other writes) run while the stored ids are read: the events are written once
+    they all succeeded, and not at all when one failed."""
+    return _insert(store, tenant, source, events, None, beside).stored
 
 
 def _rebuild_rows(

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from service.diagnosis import Cause, Event
+from service.priority import stepping
 from service.store import writer
 from service.store.client import Store
 from service.store.queries import load
@@ -28,7 +29,7 @@ def event_rows(
             tenant, run_id, seq, event.event_id if "event_id" in event.data else f"event_{seq}", event.type,
             event.timestamp_ms, payload.decode(), ingested_at,
         ]
-        for seq, (event, payload) in enumerate(zip(events, payloads, strict=True), first_seq)
+        for seq, (event, payload) in enumerate(zip(stepping(events), payloads, strict=True), first_seq)
     ]  # fmt: skip
 
 

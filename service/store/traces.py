@@ -62,6 +62,23 @@ def traces_of_runs(store: Store, tenant: str, run_ids: Sequence[str], also: Sequ
     return [trace for trace in stored_traces(store, tenant, sorted(candidates)) if trace.run_id in wanted]
 
 
+def trace_held(store: Store, tenant: str, run_ids: Sequence[str]) -> set[str]:
+    """Which of these run ids trace-born runs hold: spans stored under them (as their trace or conversation).
+    One query when none does (the common case), then the traces resolved as `traces_of_runs` does."""
+    if not run_ids:
+        return set()
+    result = store.client.query(
+        "SELECT DISTINCT trace_id FROM spans WHERE tenant = {tenant:String}"
+        " AND (trace_id IN {ids:Array(String)} OR conversation_id IN {ids:Array(String)})",
+        parameters={"tenant": tenant, "ids": list(run_ids)},
+    )
+    found = [trace_id for (trace_id,) in result.result_rows]
+    if not found:
+        return set()
+    wanted = set(run_ids)
+    return {trace.run_id for trace in stored_traces(store, tenant, found) if trace.run_id in wanted}
+
+
 def load_payloads(store: Store, tenant: str, trace_ids: Sequence[str]) -> list[str]:
     """The spans of these traces, one per content id."""
     result = store.client.query(

@@ -31,8 +31,8 @@ SESSION_RECORD_COLUMNS = (
 )  # fmt: skip
 KEY_COLUMNS = ("tenant", "key_id", "version", "name", "scopes", "key_hash", "created_at", "revoked_at")
 PROFILE_COLUMNS = (
-    "tenant", "name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "identities", "inputs",
-    "version",
+    "tenant", "name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "detectors", "identities",
+    "inputs", "version",
 )  # fmt: skip
 TRANSITION_COLUMNS = (
     "tenant", "alert_key", "seq", "status", "alert", "severity", "subject", "value", "baseline", "message",

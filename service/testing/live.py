@@ -49,12 +49,13 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def start_server_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
-    """`repute serve` in its own process (its own store), ready when this returns. Its temporary files and
-    its output (`server_log`) go beside the store: the driver spools each INSERT through a temporary file,
-    and a server killed mid-insert leaves it."""
+def start_server_process(data_dir: Path, port: int, cwd: Path | None = None, **settings: str) -> subprocess.Popen:
+    """`repute serve` in its own process (its own store), ready when this returns, run in `cwd` (default:
+    this process's; where it reads a `.env` file). Its temporary files and its output (`server_log`) go
+    beside the store: the driver spools each INSERT through a temporary file, and a server killed
+    mid-insert leaves it."""
     command = ["-m", "service", "serve", "--port", str(port)]
-    return _start_process(command, data_dir, port, "/readyz", settings)
+    return _start_process(command, data_dir, port, "/readyz", settings, cwd)
 
 
 def start_app_process(data_dir: Path, port: int, **settings: str) -> subprocess.Popen:
@@ -66,7 +67,7 @@ def start_app_process(data_dir: Path, port: int, **settings: str) -> subprocess.
 
 
 def _start_process(
-    command: list[str], data_dir: Path, port: int, ready_path: str, settings: dict[str, str]
+    command: list[str], data_dir: Path, port: int, ready_path: str, settings: dict[str, str], cwd: Path | None = None
 ) -> subprocess.Popen:
     temporary = data_dir.with_name(f"{data_dir.name}-tmp")
     temporary.mkdir(parents=True, exist_ok=True)
@@ -80,7 +81,7 @@ def _start_process(
     # that logs (an access line, a failing sweep) blocks, so the server hangs instead of failing.
     log = server_log(data_dir)
     with log.open("ab") as output:
-        process = subprocess.Popen([sys.executable, *command], env=env, stdout=output, stderr=output)
+        process = subprocess.Popen([sys.executable, *command], env=env, stdout=output, stderr=output, cwd=cwd)
     answering = partial(_answers, f"http://127.0.0.1:{port}{ready_path}")
     if wait_until(lambda: answering() or process.poll() is not None, attempts=600) and process.poll() is None:
         return process

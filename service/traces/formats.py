@@ -5,7 +5,13 @@
   `otel.status_description` / `error` tags;
 - OTel SDK spans as frameworks save them: a JSON list of `ReadableSpan.to_json()` objects (`0x` hex
   ids, ISO 8601 times), or an object whose `spans` is such a list, as any-agent's traces are (decimal
-  integer ids, integer nanoseconds, lowercase status codes); also one such span per line (JSONL).
+  integer ids, integer nanoseconds, lowercase status codes); also one such span per line (JSONL);
+- a Langfuse trace export, as its UI downloads a trace: `{"trace": {...}, "observations": [...]}`, each
+  observation a span whose attributes and resource are its `metadata.attributes` and
+  `metadata.resourceAttributes` (values as the export gives them: Langfuse writes numbers as text), an
+  observation of `level` ERROR a span with status ERROR and `statusMessage` its message. Ids that are hex
+  of a span's size (OpenTelemetry's, as Langfuse keeps them) are read as they are; other ids (Langfuse's
+  own UUIDs) become the first bytes of their sha256, the same for an id and every reference to it.
 
 Each is read losslessly into the same `Span` the OTLP decoders give (ids, times to the nanosecond,
 attributes, events, status, resource), so one mapping serves every format. A span that does not fit is
@@ -13,6 +19,7 @@ rejected and counted, as in OTLP. `describe` names what a JSON document looks li
 /v1/traces and /v1/logs answer to a body of another format.
 """
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -20,7 +27,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from service.otlp.shapes import JAEGER, SDK_SPAN, SDK_SPANS, TRACE_OBJECT, describe
+from service.otlp.shapes import JAEGER, LANGFUSE, SDK_SPAN, SDK_SPANS, TRACE_OBJECT, describe
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, build_span
 
 _ISO = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)?")
@@ -34,6 +41,9 @@ def spans_of(document: Any) -> DecodedSpans:
     kind = describe(document)
     if kind == JAEGER:
         return _decoded(_jaeger_spans(document))
+    if kind == LANGFUSE:
+        trace_id = document["trace"].get("id")
+        return _decoded(partial(_langfuse_span, item, trace_id) for item in document["observations"])
     items = {SDK_SPANS: lambda: document, TRACE_OBJECT: lambda: document["spans"], SDK_SPAN: lambda: [document]}
     return _decoded(map(_sdk_span, items[kind]())) if kind in items else DecodedSpans()
 
@@ -182,3 +192,46 @@ def _sdk_time(value: Any) -> int:
     since_epoch = datetime.fromisoformat(whole + (zone or "Z").replace("Z", "+00:00")) - _EPOCH
     seconds = since_epoch.days * 86_400 + since_epoch.seconds  # whole seconds: the fraction is read apart
     return seconds * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
+
+
+# --- Langfuse ----------------------------------------------------------------------------------------
+
+
+def _langfuse_span(observation: Mapping[str, Any], trace_id: Any) -> Span:
+    metadata = observation.get("metadata")
+    if isinstance(metadata, str):  # the API writes it as JSON text, the UI's download as an object
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            metadata = None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    attributes, resource = metadata.get("attributes"), metadata.get("resourceAttributes")
+    start = observation["startTime"]
+    return build_span(
+        trace_id=_langfuse_id(observation.get("traceId") or trace_id, 16),
+        span_id=_langfuse_id(observation["id"], 8),
+        parent_span_id=_langfuse_id(observation.get("parentObservationId"), 8),
+        name=str(observation.get("name") or ""),
+        start_unix_nano=_sdk_time(start),
+        end_unix_nano=_sdk_time(observation.get("endTime") or start),
+        status_error=observation.get("level") == "ERROR",
+        status_message=str(observation.get("statusMessage") or ""),
+        attributes=dict(attributes) if isinstance(attributes, dict) else {},
+        resource_attributes=dict(resource) if isinstance(resource, dict) else {},
+        events=(),
+    )
+
+
+def _langfuse_id(value: Any, size: int) -> bytes:
+    """Hex of `size` bytes as it is (a UUID's dashes dropped); any other text the first `size` bytes of
+    its sha256; None or "" is b"" (no parent)."""
+    if value is None or value == "":
+        return b""
+    text = str(value)
+    plain = text.replace("-", "")
+    if len(plain) == 2 * size:
+        try:
+            return bytes.fromhex(plain)
+        except ValueError:
+            pass
+    return hashlib.sha256(text.encode()).digest()[:size]

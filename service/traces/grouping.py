@@ -1,8 +1,8 @@
 """Spans grouped into runs (SPEC §3.4): the spans of one `gen_ai.conversation.id`, else of one trace.
 
-Instrumentations often put the conversation id on the agent and model spans only, so a span without
-one belongs to its trace's conversation when another span of the trace names one; a trace that names
-none is a run of its own, keyed by its trace id.
+Instrumentations often put the conversation id on the agent and model spans only, so every span belongs
+to its trace's conversation (its root's, else its earliest span's naming one); a trace that names none
+is a run of its own, keyed by its trace id.
 
 Spans of one trace may arrive in several requests (children usually end, and are exported, before
 their root): a trace's conversation is only known once a span naming it has arrived, so a store that
@@ -34,9 +34,10 @@ def trace_conversations(spans: Iterable[Span]) -> dict[str, str]:
 
 
 def run_key(span: Span, conversations: Mapping[str, str]) -> str:
-    """The run_id of a span: its conversation id, else its trace's (from `trace_conversations`), else
-    its trace id."""
-    return conversation_id(span) or conversations.get(span.trace_id) or span.trace_id
+    """The run_id of a span: its trace's conversation id (from `trace_conversations`), else its trace id.
+    A span naming another conversation than its trace's (Pydantic AI gives each agent its own) stays in
+    its trace's run, as the receiver stores it: one trace is one run, the agents in it its child runs."""
+    return conversations.get(span.trace_id) or span.trace_id
 
 
 def group_runs(spans: Iterable[Span]) -> dict[str, list[Span]]:

@@ -1,7 +1,7 @@
-"""The spans of one run, indexed once (SPEC §3.4, §3.5): each span's role, parent, owning agent, stage
-and whether its usage counts, each answered in constant time on average, so mapping a run of n spans
-costs O(n) whatever its shape (a chain of 100,000 nested agents, or spans that start before their
-parents).
+"""The spans of one run, indexed once (SPEC §3.4, §3.5): each span's role, parent, owning agent, stage,
+whether its usage counts and whether it is an outermost agent span, each answered in constant time on
+average, so mapping a run of n spans costs O(n) whatever its shape (a chain of 100,000 nested agents, or
+spans that start before their parents).
 
 A walk up the ancestors stops at the first span already answered and records its answer for every span
 it passed, so no span is walked twice. Ancestors are the spans that arrived: a span whose parent never
@@ -9,13 +9,15 @@ arrived (exports lose links across services) has no ancestor beyond it; a cycle 
 walk where it closes.
 """
 
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any, TypeVar
 
 from service.otlp.attributes import Attributes, AttributeValue
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key
-from service.traces.roles import AGENT, agent_identity, agent_name, first_text, role_of, usage_of
+from service.traces.roles import AGENT, LLM, agent_identity, agent_name, first_text, role_of, usage_of, valid_identity
 from service.traces.spans import Span
 from service.vocab import STAGES
 
@@ -31,8 +33,10 @@ class TraceIndex:
         self._owners: dict[SpanKey, str | None] = {}
         self._stages: dict[SpanKey, str | None] = {}
         self._trace_context: dict[tuple[object, str, bool], Any] = {}
+        self._outermost: set[SpanKey] | None = None  # built on the first question: most traces never ask
         self.root_identity = self._root_identity()
-        self.counted_usage = self._counted_usage()
+        self.counted_usage = self._innermost([span for span in self.ordered if usage_of(span.attributes) is not None])
+        self.silent_calls = self._silent_calls()
 
     def role(self, span: Span) -> str | None:
         return self._roles[span_key(span)]
@@ -51,6 +55,13 @@ class TraceIndex:
         """The agent that handed work over to an agent span: its parent's owner, else the root agent."""
         parent = self.parent(span)
         return self.root_identity if parent is None else self.owner(parent)
+
+    def outermost_agent(self, span: Span) -> bool:
+        """Whether an agent span has no ancestor that is an agent span of its identity (SPEC §3.4
+        "Errors": an agent invoked twice, or nested in another agent, has one per invocation)."""
+        if self._outermost is None:
+            self._outermost = self._outermost_agents()
+        return span_key(span) in self._outermost
 
     def stage(self, span: Span) -> str | None:
         """The `repute.stage` (SPEC §6) of the nearest span among itself and its ancestors carrying a known
@@ -112,22 +123,67 @@ class TraceIndex:
             answers[key] = answer
         return answer
 
+    def _outermost_agents(self) -> set[SpanKey]:
+        """The outermost agent spans, in one walk down the trees the spans form, counting the identities
+        of the agent spans open above each span (a walk up from each span would be quadratic in a chain).
+        Spans on a cycle of parent ids are reached from no root: each cycle is entered at its first span
+        in run order, as if its link to its parent were lost."""
+        children: dict[SpanKey, list[Span]] = {}
+        roots = []
+        for span in self.ordered:
+            parent = self.parent(span)
+            if parent is None:
+                roots.append(span)
+            else:
+                children.setdefault(span_key(parent), []).append(span)
+        outermost: set[SpanKey] = set()
+        open_agents: Counter[str | None] = Counter()
+        visited: set[SpanKey] = set()
+        for start in chain(roots, self.ordered):
+            stack: list[tuple[Span, str | None, bool]] = [(start, None, False)]
+            while stack:
+                span, identity, leaving = stack.pop()
+                if leaving:
+                    open_agents[identity] -= 1
+                    continue
+                key = span_key(span)
+                if key in visited:
+                    continue
+                visited.add(key)
+                if self._roles[key] == AGENT:
+                    identity = self.owner(span)
+                    if not open_agents[identity]:
+                        outermost.add(key)
+                    open_agents[identity] += 1
+                    stack.append((span, identity, True))
+                stack.extend((child, None, False) for child in reversed(children.get(key, ())))
+        return outermost
+
     def _root_identity(self) -> str | None:
         """The root agent's identity (SPEC §3.5): the name of the root span, else of the earliest agent
-        span, else the root's resource service.name. The root is the earliest span without a parent, else
-        (its parent never arrived) the earliest span."""
+        span, else the root's resource service.name (each made a valid identity). The root is the earliest
+        span without a parent, else (its parent never arrived) the earliest span."""
         if not self.ordered:
             return None
         root = next((span for span in self.ordered if span.is_root), self.ordered[0])
         first_agent = next((span for span in self.ordered if self.role(span) == AGENT), None)
         named = (agent_name(span) for span in (root, first_agent) if span is not None)
-        return next(filter(None, named), None) or first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+        service = first_text((root.resource_attributes.get(semconv.SERVICE_NAME),))
+        return next(filter(None, named), None) or valid_identity(service)
 
-    def _counted_usage(self) -> set[SpanKey]:
-        """The spans whose usage counts: those carrying usage with no descendant in the trace that does
-        (SPEC §3.4: each LLM request counts once, across the whole trace)."""
-        carrying = [span for span in self.ordered if usage_of(span.attributes) is not None]
-        above: set[SpanKey] = set()  # spans with a usage-carrying descendant
+    def _silent_calls(self) -> set[SpanKey]:
+        """The model calls that record no usage and have no model call below them (SPEC §3.4 "every model
+        call is visible"); the walk is made only when some model call records none."""
+        calls = [span for span in self.ordered if self._roles[span_key(span)] == LLM]
+        if all(usage_of(span.attributes) is not None for span in calls):
+            return set()
+        return {key for key in self._innermost(calls) if usage_of(self._by_key[key].attributes) is None}
+
+    def _innermost(self, carrying: list[Span]) -> set[SpanKey]:
+        """The spans of `carrying` with no descendant in the trace among them: with the spans carrying
+        usage, those whose usage counts (SPEC §3.4: each LLM request counts once, across the whole trace).
+        Each ancestor is walked once."""
+        above: set[SpanKey] = set()  # spans with a descendant among `carrying`
         for span in carrying:
             parent = self.parent(span)
             while parent is not None and (key := span_key(parent)) not in above:

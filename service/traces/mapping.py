@@ -14,7 +14,11 @@ Then, on any span:
   (instrumentations nest: a framework's `call_llm` around an SDK's `openai.chat`, an agent span carrying
   its agent's total), and a counted span gives one `token_usage`;
 - a span whose status is ERROR gives exactly one `error_event {error, message}`; an `exception` event on
-  a span that did not fail was handled (a cancelled stream the SDK recovered from) and is no error.
+  a span that did not fail was handled (a cancelled stream the SDK recovered from) and is no error;
+- the error of a run's own outermost agent span (an agent span of the run's identity with no ancestor
+  agent span of that identity), and in the root agent's run the error of the trace's root span, carries
+  `fatal: true`: the agent itself ended in it (SPEC §3.4, §4.2). A staged execution error (SPEC §6) is
+  infrastructure, not the agent: never fatal.
 
 Every event carries `event_id` and `span_id` (both the span id: the events of one span share it, which
 the diagnosis allows) and `timestamp`, the span's start as ISO 8601 UTC with milliseconds (an epoch
@@ -37,11 +41,12 @@ from service.otlp.values import as_int
 from service.traces import semconv
 from service.traces.index import TraceIndex
 from service.traces.order import span_key, span_order
-from service.traces.roles import AGENT, TOOL, agent_identity, first_text, usage_of
+from service.traces.roles import AGENT, TOOL, Usage, agent_identity, first_text, usage_of
 from service.traces.spans import NANOS_PER_MS, Span
 from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, ExecutionStatus
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NO_USAGE = Usage(None, None, 0)
 _CONTAINERS = (dict, list)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]{1,18}")
 
@@ -82,8 +87,10 @@ def segment_run(
     """The run of one agent's spans `own` (in run order) among all the spans of its trace (`index`): its
     events, with a `state_transition` for each agent span in `handoffs` (work it handed over, SPEC §3.5);
     its harness context (`repute.*`) from its own spans, else from the trace's; its execution error, whose
-    stage may be on an ancestor of another agent. Costs O(own + handoffs), the trace's part being indexed."""
+    stage may be on an ancestor of another agent. Costs O(own + handoffs), the trace's part being indexed.
+    The run of the root agent is the one without `parent_run_id`."""
     handed_over = {span_key(span) for span in handoffs}
+    root_run = parent_run_id is None
     items = sorted([*own, *handoffs], key=span_order)
     return TraceRun(
         run_id=run_id,
@@ -97,7 +104,12 @@ def segment_run(
             for event in (
                 _handoff(span)
                 if span_key(span) in handed_over
-                else span_events(span, index.role(span), span_key(span) in index.counted_usage)
+                else span_events(
+                    span,
+                    index.role(span),
+                    span_key(span) in index.counted_usage or span_key(span) in index.silent_calls,
+                    _fatal(span, index, root_run),
+                )
             )
         ],
         execution=_execution_error(own, index),
@@ -115,15 +127,24 @@ def _handoff(span: Span) -> list[RunEvent]:
 # --- events ------------------------------------------------------------------------------------------
 
 
-def span_events(span: Span, role: str | None, usage_counts: bool) -> list[RunEvent]:
-    """The run events of one span of `role`: its role's, its counted usage, its error (in that order)."""
+def span_events(span: Span, role: str | None, usage_counts: bool, fatal: bool = False) -> list[RunEvent]:
+    """The run events of one span of `role`: its role's, its counted usage, its error (in that order);
+    the error carries `fatal: true` when the run ended in it."""
     common = _common(span)
     events = _role_events(span, role)
     if usage_counts:
         events.append(("token_usage", _usage_fields(span)))
     if span.status_error:
-        events.append(("error_event", _error_fields(span)))
+        events.append(("error_event", {**_error_fields(span), "fatal": True} if fatal else _error_fields(span)))
     return [{"event": kind, **common, **fields} for kind, fields in events]
+
+
+def _fatal(span: Span, index: TraceIndex, root_run: bool) -> bool:
+    """Whether the run ended in this span's error: an error of the trace's root span in the root agent's
+    run, or of one of the run's own outermost agent spans; never a staged execution error."""
+    if not span.status_error or _staged(span, index) is not None:
+        return False
+    return (root_run and span.is_root) or (index.role(span) == AGENT and index.outermost_agent(span))
 
 
 def _common(span: Span) -> dict[str, str]:
@@ -134,7 +155,8 @@ def _role_events(span: Span, role: str | None) -> list[tuple[str, dict[str, Any]
     if role == TOOL:
         tool = first_text(chain((span.attributes.get(name) for name in semconv.TOOL_NAMES), (span.name,)))
         call = {"tool": tool, "args": _tool_arguments(span)}
-        call_id = attribute_text(span.attributes.get(semconv.TOOL_CALL_ID))
+        call_id = span.attributes.get(semconv.TOOL_CALL_ID)
+        call_id = attribute_text(call_id[0] if type(call_id) is list and call_id else call_id)
         if call_id is not None:
             call["call_id"] = call_id
         return [("tool_call", call), ("tool_output", {"tool": tool, "status": "error" if span.status_error else "ok"})]
@@ -144,14 +166,14 @@ def _role_events(span: Span, role: str | None) -> list[tuple[str, dict[str, Any]
 
 
 def _usage_fields(span: Span) -> dict[str, Any]:
+    """A counted span's usage, or (a model call that records none) 0 tokens and its model."""
     attributes = span.attributes
-    usage = usage_of(attributes)
-    assert usage is not None  # only counted spans come here
+    usage = usage_of(attributes) or _NO_USAGE
     fields: dict[str, Any] = {
         "total_tokens": usage.total_tokens,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
-        "model": first_text((attributes.get(semconv.RESPONSE_MODEL), attributes.get(semconv.REQUEST_MODEL))),
+        "model": first_text(attributes.get(name) for name in semconv.MODEL_NAMES),
         "provider": first_text(attributes.get(name) for name in semconv.PROVIDER_NAMES),
         "finish_reasons": _finish_reasons(attributes.get(semconv.FINISH_REASONS)),
     }
@@ -190,19 +212,32 @@ def _error_fields(span: Span) -> dict[str, Any]:
 
 
 def _tool_arguments(span: Span) -> dict[str, Any]:
-    """The first of semconv.TOOL_ARGUMENTS that is a JSON object (as text, or a kvlist already decoded),
-    else {"span": <span id>}. Nesting deeper than attribute values may go does not count: events must
-    stay serialisable."""
-    for name in semconv.TOOL_ARGUMENTS:
-        value = span.attributes.get(name)
+    """The first of semconv.TOOL_ARGUMENTS, then the `content` of the span's own `gen_ai.tool.message`
+    events of role tool, that is a JSON object (as text, or a kvlist already decoded), a wrapper of
+    positional and keyword arguments read as its `kwargs`; else {"span": <span id>}. Nesting deeper than
+    attribute values may go does not count: events must stay serialisable."""
+    messages = (
+        event.attributes.get("content")
+        for event in span.events
+        if event.name == semconv.TOOL_MESSAGE_EVENT and event.attributes.get("role") == "tool"
+    )
+    for value in chain((span.attributes.get(name) for name in semconv.TOOL_ARGUMENTS), messages):
         if type(value) is str:
             try:
                 value = orjson.loads(value)
             except orjson.JSONDecodeError:
                 continue
         if type(value) is dict and _nesting_within(value, MAX_VALUE_DEPTH):
-            return value
+            return _unwrapped(value)
     return {"span": span.span_id}
+
+
+def _unwrapped(arguments: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` of a wrapper `{"args": [], "kwargs": {...}}` (and at most `sanitize_inputs_outputs`), as
+    OpenLLMetry and smolagents record a call; any other object as it is."""
+    kwargs = arguments.get("kwargs")
+    wrapper = arguments.get("args") == [] and type(kwargs) is dict and arguments.keys() <= semconv.ARGUMENT_WRAPPER_KEYS
+    return kwargs if wrapper else arguments  # type: ignore[return-value]
 
 
 def _nesting_within(value: Any, limit: int) -> bool:
@@ -244,16 +279,23 @@ def _execution_error(own: list[Span], index: TraceIndex) -> dict[str, str] | Non
     """The first ERROR span of `own` whose error.type is a known reason code, inside a stage: the span
     itself or its nearest ancestor in the trace carrying a known `repute.stage`."""
     for span in own:
-        reason = span.attributes.get(semconv.ERROR_TYPE)
-        if not span.status_error or reason not in KNOWN_REASON_CODES:
-            continue
-        stage = index.stage(span)
-        if stage is not None:
-            message = span.status_message or reason
+        staged = _staged(span, index)
+        if staged is not None:
+            stage, reason = staged
             return {
                 "status": ExecutionStatus.EXECUTION_ERROR.value,
                 "stage": stage,
                 "reason": reason,
-                "message": message,
+                "message": span.status_message or reason,
             }
     return None
+
+
+def _staged(span: Span, index: TraceIndex) -> tuple[str, str] | None:
+    """(stage, reason) of an ERROR span that is an execution error: its error.type a known reason code,
+    inside a stage (the span itself or its nearest ancestor carrying a known `repute.stage`); else None."""
+    reason = span.attributes.get(semconv.ERROR_TYPE)
+    if not span.status_error or reason not in KNOWN_REASON_CODES:
+        return None
+    stage = index.stage(span)
+    return None if stage is None else (stage, str(reason))

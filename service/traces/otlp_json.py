@@ -29,6 +29,7 @@ from service.otlp.json_values import (
     decoded_or_none,
 )
 from service.otlp.shapes import OTLP_TRACES, foreign_body
+from service.priority import stepping
 from service.traces.spans import DecodedSpans, Span, SpanEvent, SpanRejected, TraceDecodeError, build_span
 
 STATUS_CODE_ERROR = 2
@@ -102,7 +103,7 @@ def decode_json_traces(data: bytes | str) -> DecodedSpans:
         resource = resource_spans.resource
         resource_attributes = attributes_of(resource.attributes if resource is not None else None)
         for scope_spans in resource_spans.all_scope_spans:
-            for raw in scope_spans.spans or ():
+            for raw in stepping(scope_spans.spans or ()):
                 try:
                     decoded.spans.append(_span(raw, resource_attributes))
                 except SpanRejected as rejection:

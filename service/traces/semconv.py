@@ -12,10 +12,21 @@ TOOL_ROLE = (frozenset({"execute_tool"}), "TOOL", "tool")
 AGENT_ROLE = (frozenset({"invoke_agent", "create_agent"}), "AGENT", "agent")
 LLM_ROLE = (frozenset({"chat", "text_completion", "generate_content", "call_llm"}), "LLM", None)
 
+# A handoff (SPEC §3.4): an OpenInference TOOL span with this name prefix (OpenAI Agents SDK), or this
+# OpenLLMetry kind. It maps to nothing: the receiving agent's state_transition is the handoff.
+HANDOFF_PREFIX = "handoff to "
+TRACELOOP_HANDOFF = "handoff"
+TOOL_NAME = "gen_ai.tool.name"  # alone, without an operation name, a tool span (Koog, Pydantic AI 1.x)
+AGENT_RUN_NAME = "agent_name"  # alone, without an operation name, an agent span (Pydantic AI 1.x)
+SMOLAGENTS_RUN_SUFFIX = ".run"  # an OpenInference AGENT span named `<agent>.run` (smolagents)
+
 CONVERSATION_ID = "gen_ai.conversation.id"
 AGENT_ID = "gen_ai.agent.id"
 AGENT_NAME = "gen_ai.agent.name"
+# An agent span's name, the first present (SPEC §3.5).
+AGENT_NAMES = (AGENT_ID, AGENT_NAME, "agent.name", AGENT_RUN_NAME, "graph.node.id")
 SERVICE_NAME = "service.name"
+DEFAULT_SERVICE = "unknown_service"  # the SDK's service.name when none was set
 
 TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 # Where a tool span's call arguments are, first match that is a JSON object. OpenInference's
@@ -24,11 +35,17 @@ TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 TOOL_ARGUMENTS = (
     "gen_ai.tool.call.arguments",
     "gen_ai.tool.args",
+    "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
     "input.value",
     "traceloop.entity.input",
 )
 TOOL_CALL_ID = "gen_ai.tool.call.id"
+# Strands puts a call's arguments only in its span event `gen_ai.tool.message` (role tool, `content`).
+TOOL_MESSAGE_EVENT = "gen_ai.tool.message"
+# OpenLLMetry's `traceloop.entity.input` and smolagents' `input.value` wrap a call's arguments: read as
+# the `kwargs`, so f(x=1) looks the same under every instrumentation.
+ARGUMENT_WRAPPER_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 
 # Token usage families, the first present wins: (input, output, total when the pair is absent).
 USAGE_FAMILIES = (
@@ -39,7 +56,8 @@ USAGE_FAMILIES = (
 )
 RESPONSE_MODEL = "gen_ai.response.model"
 REQUEST_MODEL = "gen_ai.request.model"
-PROVIDER_NAMES = ("gen_ai.provider.name", "gen_ai.system")
+MODEL_NAMES = (RESPONSE_MODEL, REQUEST_MODEL, "llm.model_name")
+PROVIDER_NAMES = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
 FINISH_REASONS = "gen_ai.response.finish_reasons"
 
 ERROR_TYPE = "error.type"

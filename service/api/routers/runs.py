@@ -156,5 +156,4 @@ def run_events(
     responses=NOT_FOUND,
 )
 def get_run(run_id: str, principal: Read, store: StoreDep) -> Any:
-    record = runs.stored_run(store, principal.tenant, run_id)
-    return run_detail(record, runs.child_runs(store, principal.tenant, run_id))
+    return run_detail(*runs.run_with_children(store, principal.tenant, run_id))

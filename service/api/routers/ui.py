@@ -6,7 +6,9 @@ localStorage and sends it as `Authorization: Bearer` on every data call to /v1, 
 the page sits behind the same auth, scopes and tenant isolation as any other API client.
 
 The assets are plain ES modules and CSS with no build step, and a Content-Security-Policy keeps the
-page to its own origin: nothing is fetched from the network but these files and the API.
+page to its own origin: nothing is fetched from the network but these files and the API. The agent page
+links to `reputation.md`, docs/reputation.md (a link in the checkout, a copy in the wheel), served as
+plain text so that every browser shows it rather than downloading it.
 """
 
 from pathlib import Path
@@ -27,6 +29,8 @@ CONTENT_SECURITY_POLICY = (
 class UiFiles(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
+        if path.endswith(".md") and response.status_code == 200:
+            response.headers["Content-Type"] = "text/plain; charset=utf-8"
         response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
         response.headers["X-Content-Type-Options"] = "nosniff"
         return response
@@ -40,4 +44,5 @@ def install(app: FastAPI) -> None:
     def ui_root(request: Request) -> RedirectResponse:
         return RedirectResponse(f"{request.scope.get('root_path', '')}/ui/")
 
-    app.mount("/ui", UiFiles(directory=ASSETS, html=True), name="ui")
+    # The checkout's reputation.md is a link to docs/ (the only link among the assets, all shipped here).
+    app.mount("/ui", UiFiles(directory=ASSETS, html=True, follow_symlink=True), name="ui")

@@ -3,7 +3,7 @@
 export const READINESS_LEVELS = ["ready_for_runtime", "review_recommended", "unsafe_for_production"];
 export const EXECUTION_STATUSES = ["ok", "quality_failure", "execution_error"];
 export const RUN_KINDS = ["run", "session", "trace"];
-export const FAILURE_TYPES = ["infinite_tool_loop", "memory_degradation", "ignoring_tool_outputs", "context_pollution", "cost_explosion", "skill_failure"];
+export const FAILURE_TYPES = ["infinite_tool_loop", "memory_degradation", "ignoring_tool_outputs", "context_pollution", "cost_explosion", "skill_failure", "unrecovered_error", "tool_failures"];
 export const DIMENSIONS = ["loop_control", "memory_integrity", "tool_output_utilization", "context_health", "cost_efficiency", "skill_adherence"];
 export const CATEGORIES = ["task_quality", "economic", "identity_hygiene"];
 export const SCOPES = ["ingest", "read", "admin"];

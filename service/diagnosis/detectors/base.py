@@ -1,5 +1,9 @@
-"""What a detector is: one failure type, its dimension, and a function from run facts and the diagnosis
-profile (its thresholds, as data: service.diagnosis.profiles) to findings."""
+"""What a detector is: one failure type, its dimension (or none), and a function from run facts and the
+diagnosis profile (its thresholds, as data: service.diagnosis.profiles) to findings.
+
+Critiqor's six detectors (SPEC §4) each lower a dimension score, and the trust score is the dimensions'
+weighted sum. The detectors beyond Critiqor (SPEC §4.2) have no dimension: their causes' impacts are added
+to the trust score itself, so a crash costs its 30 points whatever the six say."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,8 +29,8 @@ class Finding(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Detector:
     failure_type: str
-    dimension: str  # the score this failure type lowers
-    weight: float  # the dimension's weight in the trust score
+    dimension: str | None  # the score this failure type lowers; None: its impact lowers the trust score
+    weight: float  # the dimension's weight in the trust score (0 without a dimension)
     causal_chain: tuple[str, ...]
     remediation: str
     detect: Callable[[RunFacts, Profile], list[Finding]]

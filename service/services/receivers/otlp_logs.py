@@ -16,6 +16,7 @@ from service.judge import DecodedBatch, IdentityRule, LogRecord, SessionAccumula
 from service.judge.records import encode_record, record_id
 from service.model import RunHeader
 from service.otlp.redaction import redacted_attributes
+from service.priority import stepping
 from service.services.assembly import new_record
 from service.services.inputs import Received, safe_identity, telemetry_refusal
 from service.services.locks import holding
@@ -40,7 +41,7 @@ def _record_rows(
 ) -> list[list]:
     seen: Counter[str] = Counter()
     rows = []
-    for record, event_count in zip(records, event_counts, strict=True):
+    for record, event_count in zip(stepping(records), event_counts, strict=True):
         first = record_id(record)
         seen[first] += 1
         content = encode_record(record)
@@ -58,7 +59,9 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, setti
     identity_names, max_events = settings.otlp_identity_attributes, settings.max_events_per_run
     received = Received()
     received.reject(batch.rejected, f"{batch.rejected} records do not fit the OTLP schema")
-    groups = group_by_session([_redacted(record, settings.redact_attributes, tenant) for record in batch.records])
+    groups = group_by_session(
+        [_redacted(record, settings.redact_attributes, tenant) for record in stepping(batch.records)]
+    )
     received.reject(len(batch.records) - sum(map(len, groups.values())), "records without session.id")
     valid = _storable_sessions(groups, received)
     rule = IdentityRule(identity_names)
@@ -68,7 +71,7 @@ def receive(store: Store, tenant: str, batch: DecodedBatch, now: datetime, setti
         opened, rows = [], []
         for session_id, records in valid.items():
             run = existing.get(session_id)
-            event_counts = [len(to_run_events([record])) for record in records]
+            event_counts = [len(to_run_events([record])) for record in stepping(records)]
             events = stored_events.get(session_id, 0) + sum(event_counts)
             refusal = telemetry_refusal(run, RunKind.SESSION, events, "run events", max_events)
             if refusal:

@@ -23,6 +23,7 @@ import msgspec
 from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
 from service.otlp.redaction import redacted, redacted_attributes
+from service.priority import stepping
 from service.services.finalize import finalize_run
 from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding
@@ -34,6 +35,7 @@ from service.store.client import Store
 from service.store.rows import to_millis
 from service.store.traces import ConversationRank, StoredTrace
 from service.traces import DecodedSpans, Span, SpanEvent, conversation_id, span_content_id
+from service.traces.roles import agent_name, default_service
 from service.traces.spans import encode_span
 from service.vocab import RunKind, RunStatus
 
@@ -62,7 +64,7 @@ def _span_rows(tenant: str, spans: Sequence[Span], now: datetime) -> list[list[o
     return [
         [tenant, s.trace_id, span_content_id(s), s.span_id, conversation_id(s) or "", s.start_unix_nano,
          s.end_unix_nano, s.is_root, encode_span(s), now]
-        for s in spans
+        for s in stepping(spans)
     ]  # fmt: skip
 
 
@@ -74,7 +76,7 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
     received = TracesReceived()
     received.reject(decoded.rejected_count, decoded.rejection_message())
     by_trace: defaultdict[str, list[Span]] = defaultdict(list)
-    for span in decoded.spans:
+    for span in stepping(decoded.spans):
         by_trace[span.trace_id].append(_redacted(span, settings.redact_attributes, tenant))
     stored = {trace.trace_id: trace for trace in trace_store.stored_traces(store, tenant, sorted(by_trace))}
     by_run: defaultdict[str, list[str]] = defaultdict(list)
@@ -85,6 +87,7 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
         existing = run_store.get_runs(store, tenant, list(valid))
         stored_spans = _stored_span_counts(store, tenant, valid)
         rows = []
+        nameless: list[str] = []
         for run_id, trace_ids in sorted(valid.items()):
             spans = [span for trace_id in trace_ids for span in by_trace[trace_id]]
             count = stored_spans.get(run_id, 0) + len(spans)
@@ -94,10 +97,29 @@ def receive(store: Store, tenant: str, decoded: DecodedSpans, now: datetime, set
                 continue
             rows.extend(_span_rows(tenant, spans, now))
             received.accepted += len(spans)
+            nameless.extend(_nameless(run_id, spans))
             if any(span.is_root for span in spans) or any(stored[t].rooted for t in trace_ids if t in stored):
                 received.rooted_runs.add(run_id)
         writer.spans(store, rows)
+    if nameless:
+        received.warnings.append(_NAMELESS.format(runs=", ".join(nameless[:_NAMED_AT_MOST])))
     return received
+
+
+_NAMED_AT_MOST = 10
+_NAMELESS = (
+    "runs {runs} got no agent name: their spans name no agent and their service.name is the SDK's default,"
+    " so unrelated agents would share one reputation; set OTEL_SERVICE_NAME (or service.name), or"
+    " gen_ai.agent.name on the agent spans"
+)
+
+
+def _nameless(run_id: str, spans: Sequence[Span]) -> list[str]:
+    """[run_id] when no span of this request names an agent and their service is the SDK's default
+    (SPEC §3.5), else []: the run's identity would fall back to `unknown_service`."""
+    if any(agent_name(span) for span in spans) or not all(default_service(span) for span in spans):
+        return []
+    return [run_id]
 
 
 def _redacted(span: Span, names: Sequence[str], tenant: str) -> Span:

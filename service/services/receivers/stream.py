@@ -6,16 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from service.diagnosis import Event, parse_run
-from service.errors import Conflict
+from service.errors import Conflict, FieldError
 from service.model import RunHeader, RunMaterial, RunRecord
 from service.services import profiles as profile_service
 from service.services.assembly import header_of, new_record
 from service.services.inputs import check_request_size, check_run_size, check_staged_errors, new_run_id
 from service.services.locks import run_lock
-from service.services.receivers.whole import require_parents
+from service.services.receivers.whole import require_parents, trace_holds
 from service.services.runs import stored_run
 from service.settings import Settings
 from service.store import runs as run_store
+from service.store import traces as trace_store
 from service.store import writer
 from service.store.client import Store
 from service.store.rows import to_millis
@@ -30,6 +31,8 @@ def open_run(store: Store, tenant: str, header: RunHeader, now: datetime) -> Run
     run_id = header.run_id or new_run_id()
     if header.profile:
         profile_service.require_known(store, tenant, [(header.profile, "profile")])
+    if header.parent_run_id == run_id:
+        raise FieldError("parent_run_id", f"parent_run_id makes a cycle: {run_id} → {run_id}")
     if header.parent_run_id:
         require_parents(store, tenant, [(header.parent_run_id, "parent_run_id")], {run_id})
     with run_lock(tenant, run_id):
@@ -38,6 +41,8 @@ def open_run(store: Store, tenant: str, header: RunHeader, now: datetime) -> Run
             if existing.identity != header.identity:
                 raise Conflict(f"run {run_id} already exists for another identity")
             return existing
+        if trace_store.trace_held(store, tenant, [run_id]):
+            raise trace_holds(run_id)
         record = new_record(tenant, header, run_id, now)
         writer.runs(store, [record])
         return record

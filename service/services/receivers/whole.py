@@ -26,6 +26,7 @@ from service.services.inputs import materials_of, new_run_id
 from service.services.locks import holding
 from service.settings import Settings
 from service.store import runs as run_store
+from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.rows import to_millis
 from service.vocab import RunStatus
@@ -152,17 +153,41 @@ def _refusals(
             except ClientError as error:
                 refused[index] = error
     missing = _unknown_parents(store, tenant, [run.header.parent_run_id for run in runs], set(run_ids))
+    held = trace_store.trace_held(store, tenant, sorted(set(run_ids) - set(states)))
+    parents = dict(zip(run_ids, (run.header.parent_run_id for run in runs), strict=True))
     for index, (run_id, run) in enumerate(zip(run_ids, runs, strict=True)):
         if index in refused:
             continue
+        field = f"{prefix(index)}parent_run_id"
         if run.header.parent_run_id in missing:
             refused[index] = FieldError(
-                f"{prefix(index)}parent_run_id",
-                f"parent_run_id {run.header.parent_run_id!r} names no run of this tenant",
+                field, f"parent_run_id {run.header.parent_run_id!r} names no run of this tenant"
             )
+        elif cycle := parent_cycle(run_id, parents):
+            refused[index] = FieldError(field, f"parent_run_id makes a cycle: {' → '.join(cycle)}")
         elif states.get(run_id, RunStatus.FINALIZED) != RunStatus.FINALIZED:
             refused[index] = Conflict(f"run {run_id} is open; append its events and finalize it instead")
+        elif run_id in held:
+            refused[index] = trace_holds(run_id)
     return refused
+
+
+def parent_cycle(run_id: str, parents: dict[str, str]) -> list[str]:
+    """The run ids from `run_id` up its parents (`parents`: the runs of one request, each to the parent it
+    names) back to `run_id`, when they come back to it (a run its own parent, or part of a cycle); else
+    []. A stored run cannot be part of a new cycle: its parent is its own, and it names none of the new."""
+    chain, seen = [run_id], {run_id}
+    while (parent := parents.get(chain[-1], "")) and parent not in seen:
+        chain.append(parent)
+        seen.add(parent)
+    return [*chain, run_id] if parent == run_id else []
+
+
+def trace_holds(run_id: str) -> Conflict:
+    return Conflict(
+        f"run {run_id} is a trace-born run whose spans are stored and that is not finalized yet; post this run"
+        " under another run_id"
+    )
 
 
 def _unknown_parents(store: Store, tenant: str, parents: Sequence[str], sent: set[str]) -> set[str]:

@@ -37,9 +37,12 @@ function renderReputation(region, report) {
       ["Positive / negative events", `${format.integer(report.positive_events)} / ${format.integer(report.negative_events)}`],
       ["Runs", runsFact(report), "runs"],
       ["Last run", format.time(report.last_run_at), "last-run"],
-      ["Most frequent failure", report.top_failure ? failureChip(report.top_failure) : "none", "top-failure"],
+      ["Top failure", report.top_failure ? [failureChip(report.top_failure), " (the primary failure of most runs)"] : "none", "top-failure"],
       ["Window", `${report.window_days} days to ${report.as_of}`, "as_of"],
     ]),
+    el("p", { class: "hint" },
+      "Each run's verdict moves the score from a neutral 50; failures are recorded but weigh nothing on their own. ",
+      el("a", { href: "reputation.md", "data-field": "reputation-doc" }, "How reputation is computed"), "."),
   );
 }
 
@@ -136,10 +139,14 @@ function renderMoves(region, explanation) {
  * transaction, an attestation) is its id; signals posted without a reference are counted together under
  * their event type.
  */
-function referenceName({ reference_type: type, reference_id: id, event_type: eventType, parent_run_id: parent }) {
+function referenceName({ reference_type: type, reference_id: id, event_type: eventType, parent_run_id: parent, primary_failure: failure }) {
   if (format.RUN_KINDS.includes(type)) {
     const link = el("a", { href: runHref(id), class: "reference-link" }, id);
-    return parent ? [link, el("span", { class: "parent-run" }, " part of ", el("a", { href: runHref(parent), class: "parent-link" }, parent))] : link;
+    return [
+      link,
+      parent && el("span", { class: "parent-run" }, " part of ", el("a", { href: runHref(parent), class: "parent-link" }, parent)),
+      failure && [" ", failureChip(failure)],
+    ];
   }
   if (id) return el("code", {}, id);
   return [el("code", {}, eventType), " signals (no reference)"];

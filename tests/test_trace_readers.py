@@ -1,0 +1,118 @@
+"""Promises of the trace readers that the other tests left unguarded (issue #37), each written against a
+mutant applied by hand: a Jaeger span flagged an error by its `error` tag alone, an SDK span's lowercase
+status code, a trace's stored conversation kept when more of its spans arrive, and a stored trace's
+conversation taken from its root span before any other (sql/trace_runs.sql)."""
+
+import uuid
+
+import httpx
+import orjson
+
+from service.store import traces as trace_store
+from service.store.client import Store
+from service.traces.formats import spans_of
+from tests.traces_support import T0, otlp_json, proto_span, request_of
+
+JSON = {"content-type": "application/json"}
+
+
+def _jaeger(tags: list[dict]) -> dict:
+    span = {"traceID": "ab" * 16, "spanID": "cd" * 8, "operationName": "call", "startTime": 1_700_000_000_000_000,
+            "duration": 1000, "tags": tags, "processID": "p1"}  # fmt: skip
+    return {"data": [{"traceID": "ab" * 16, "spans": [span], "processes": {"p1": {"serviceName": "svc"}}}]}
+
+
+def test_a_jaeger_span_is_an_error_by_its_error_tag_alone() -> None:
+    """Broken on purpose: `tags.get("error") in (True, "true")` → `tags.get("error") is True` (a tag sent as
+    text no longer counts), or the `or tags.get("error")...` dropped → this test fails."""
+    for tag in ({"key": "error", "type": "bool", "value": True}, {"key": "error", "type": "string", "value": "true"}):
+        (span,) = spans_of(_jaeger([tag])).spans
+        assert span.status_error and "error" not in span.attributes
+    (plain,) = spans_of(_jaeger([{"key": "error", "type": "bool", "value": False}])).spans
+    assert not plain.status_error
+
+
+def _sdk(status_code: str) -> dict:
+    return {"name": "call", "context": {"trace_id": "0x" + "ab" * 16, "span_id": "0x" + "cd" * 8},
+            "start_time": "2023-11-14T22:13:20.000000Z", "end_time": "2023-11-14T22:13:21.000000Z",
+            "status": {"status_code": status_code, "description": "boom"}, "attributes": {}}  # fmt: skip
+
+
+def test_an_sdk_spans_status_code_is_read_in_any_case() -> None:
+    """any-agent writes `error` in lowercase, `to_json()` writes `StatusCode.ERROR`. Broken on purpose:
+    `.upper()` dropped from `_read_sdk_span`'s status → this test fails."""
+    for code in ("error", "ERROR", "StatusCode.ERROR"):
+        (span,) = spans_of([_sdk(code)]).spans
+        assert (span.status_error, span.status_message) == (True, "boom"), code
+    for code in ("ok", "UNSET", "StatusCode.OK"):
+        (span,) = spans_of([_sdk(code)]).spans
+        assert not span.status_error, code
+
+
+def _post(client: httpx.Client, *spans) -> None:
+    posted = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(*spans))), headers=JSON)
+    assert posted.status_code == 200, posted.text
+
+
+def test_a_traces_stored_conversation_holds_when_more_of_its_spans_arrive(client: httpx.Client) -> None:
+    """The root names the conversation in a first export; its child, naming none, comes in a second: the
+    child joins the conversation's run, never a run of the trace id (SPEC §3.4), and once that run is
+    finalized a late span of the trace is refused as the run's. Broken on purpose: `_run_of` leaving out the
+    stored conversation (`if stored is not None and ...` → `if False and ...`: the late span is taken as a
+    new run of the trace id's) → this test fails."""
+    trace_id, conversation = uuid.uuid4().bytes, f"conv-{uuid.uuid4().hex}"
+    root = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "solver",
+        "gen_ai.conversation.id": conversation,
+    }
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
+    _post(client, proto_span(1, trace_id=trace_id, name="invoke_agent solver", attributes=root))
+    _post(client, proto_span(2, trace_id=trace_id, parent=1, start=T0 + 1000, attributes=tool))
+    run = client.post(f"/v1/runs/{conversation}/finalize").json()
+    assert run["tool_calls"] == 1, run
+    late = proto_span(3, trace_id=trace_id, parent=1, start=T0 + 2000, attributes=tool)
+    answer = client.post("/v1/traces", content=orjson.dumps(otlp_json(request_of(late))), headers=JSON).json()
+    assert answer["partialSuccess"]["rejectedSpans"] == "1", answer
+    assert f"run {conversation} is finalized" in answer["partialSuccess"]["errorMessage"]
+
+
+def test_a_stored_traces_conversation_is_its_root_spans_before_an_earlier_spans(
+    client: httpx.Client, embedded_store: Store, tenant: str
+) -> None:
+    """Stored in one export, an earlier child naming one conversation and the root naming another: the
+    store ranks the root's first (sql/trace_runs.sql). Broken on purpose: `tuple(NOT is_root, ...)` →
+    `tuple(is_root, ...)` in trace_runs.sql → this test fails."""
+    trace_id = uuid.uuid4().bytes
+    child = {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": "conv-child"}
+    root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "conv-root"}
+    _post(
+        client,
+        proto_span(2, trace_id=trace_id, parent=1, start=T0, attributes=child),
+        proto_span(1, trace_id=trace_id, start=T0 + 5000, attributes=root),
+    )
+    (stored,) = trace_store.stored_traces(embedded_store, tenant, [trace_id.hex()])
+    assert (stored.conversation, stored.run_id) == ("conv-root", "conv-root")
+
+
+def test_a_jaeger_trace_id_without_its_leading_zeros_is_padded_to_16_bytes() -> None:
+    """Jaeger drops an id's leading zeros. Broken on purpose: `_hex_id(span["traceID"], 16)` → 15 → this
+    test fails."""
+    document = _jaeger([])
+    document["data"][0]["spans"][0]["traceID"] = "abc"
+    (span,) = spans_of(document).spans
+    assert span.trace_id == "0" * 29 + "abc"
+
+
+def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once() -> None:
+    """any-agent writes ids as decimal integers. Broken on purpose: `value < 1 << (8 * size)` → `<=` (an id
+    of 2**64 read as 9 bytes), or `rejected[...] += 1` → `+= 2` in `_decoded` → this test fails."""
+
+    def with_span_id(value: int) -> dict:
+        return {**_sdk("ok"), "context": {"trace_id": 1, "span_id": value}}
+
+    (largest,) = spans_of([with_span_id(2**64 - 1)]).spans
+    assert largest.span_id == "ff" * 8
+    too_large = spans_of([with_span_id(2**64), with_span_id(7)])
+    assert len(too_large.spans) == 1 and too_large.rejected_count == 1
+    assert "an id must fit 8 bytes" in too_large.rejection_message()
