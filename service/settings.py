@@ -128,6 +128,10 @@ class Settings(BaseSettings):
     otlp_identity_attributes: Names = ["gen_ai.agent.id", "agent.id", "masque", "service.name"]
     # Personal data in telemetry, stored as a per-tenant pseudonym (service/otlp/redaction.py).
     redact_attributes: Names = ["user.email"]
+    signing_keys_dir: Path | None = Field(
+        default=None,
+        description="where each tenant's statement signing keys are kept (SPEC §15); default: <data_dir>/signing-keys",
+    )
 
     alert_webhook_url: str | None = None
     alert_interval_seconds: float = 60.0

@@ -15,7 +15,7 @@ import pytest
 from service.testing.live import free_port, start_server_process
 from tests.conftest import FIXTURES
 
-OPEN_ROUTES = {"/healthz", "/readyz"}
+OPEN_ROUTES = {"/healthz", "/readyz", "/.well-known/repute-keys.json"}
 SCOPE_OF = {"post": "ingest", "delete": "admin"}
 
 

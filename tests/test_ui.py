@@ -840,3 +840,24 @@ def test_the_run_page_shows_the_agent_tree_linked_both_ways(
 def format_readiness(level: str) -> str:
     """How a readiness badge reads (its words, lower case)."""
     return level.replace("_", " ")
+
+
+def test_the_agent_page_offers_a_signed_statement_that_verifies(explorer: Explorer, seeded: Tenant) -> None:
+    """SPEC §15: the agent page downloads the identity's statement and shows how to verify it; the file
+    verifies with the keys the page points at."""
+    from service.statements.statement import verify
+
+    explorer.open("#/identities/agent-atlas")
+    command = explorer.field("statement-verify")
+    keys_url = command.rsplit(" ", 1)[-1]
+    assert command.startswith("repute verify agent-atlas.statement.json --keys ") and keys_url.endswith(
+        "/.well-known/repute-keys.json"
+    )
+    with explorer.page.expect_download() as started:
+        explorer.page.locator('[data-field="statement-download"]').click()
+    download = started.value
+    assert download.suggested_filename == "agent-atlas.statement.json"
+    envelope = json.loads(Path(download.path()).read_text())
+    statement = verify(envelope, httpx.get(keys_url).json(), datetime.now(UTC).date()).statement
+    assert (statement["issuer"], statement["subject"]) == (seeded.name, "agent-atlas")
+    assert explorer.field("statement-status").startswith("Signed with key ")

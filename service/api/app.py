@@ -25,6 +25,7 @@ from service.api.routers import (
     reputation,
     runs,
     sessions,
+    statements,
     status,
     suites,
     traces,
@@ -77,7 +78,20 @@ def create_app(
     app.state.posted_runs = sessions.posted_runs(holder, settings)
     app.state.settle_timer = settle_timer(holder.get, settings, app.state.metrics, app.state.writes)
     errors.install(app)
-    for module in (health, status, sessions, runs, logs, traces, reputation, profiles, suites, keys, alerts):
+    for module in (
+        health,
+        status,
+        sessions,
+        runs,
+        logs,
+        traces,
+        reputation,
+        statements,
+        profiles,
+        suites,
+        keys,
+        alerts,
+    ):
         app.include_router(module.router)
     ui.install(app)
     docs.install(app)

@@ -7,7 +7,7 @@ from importlib import import_module
 from service.cli.base import USAGE, app, err
 
 # In the order `repute --help` lists their commands.
-COMMAND_MODULES = ("server", "runs", "offline", "reputation", "admin")
+COMMAND_MODULES = ("server", "runs", "offline", "reputation", "statements", "admin")
 for _module in COMMAND_MODULES:
     import_module(f"service.cli.{_module}")
 

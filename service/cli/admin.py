@@ -59,6 +59,14 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(metavar="KEY_ID")]) -> Non
     out.print(f"revoked {key_id}", highlight=False)
 
 
+@keys_app.command("rotate-signing")
+def keys_rotate_signing() -> None:
+    """Retire the tenant's statement signing key (still published) and make a new one."""
+    with api(creates=True) as client:
+        key = client.json("POST", "/v1/keys/signing/rotate")
+    out.print(f"signing with {key['kid']} from {key['not_before']}; the others stay published", highlight=False)
+
+
 PROFILE_COLUMNS = (
     "name", "tokens_high", "tokens_critical", "tokens_per_point", "duplicates", "detectors", "applies_to",
 )  # fmt: skip

@@ -40,6 +40,23 @@ DECAY_SQL = "if(half_life = 0, 1., exp2(toInt32(day - window_end) / half_life))"
 REPORTED_SCORE_SQL = "score -> 50 * (1 + score)"
 
 
+# The formula's version: a signed statement names it with its parameters (SPEC §15). A change of the formula
+# above is a new version.
+VERSION = 1
+
+
+def parameters() -> dict[str, object]:
+    """The formula's version and constants, as a statement records them."""
+    return {
+        "version": VERSION,
+        "window_days": WINDOW_DAYS,
+        "category_weights": CATEGORY_WEIGHTS,
+        "trend_offsets_days": list(TREND_OFFSETS_DAYS),
+        "full_confidence_events": FULL_CONFIDENCE_EVENTS,
+        "default_credibility": DEFAULT_CREDIBILITY,
+    }
+
+
 def _sql_array(values: tuple[object, ...]) -> str:
     return f"[{', '.join(map(repr, values))}]"
 

@@ -373,3 +373,13 @@ def identity_exists(store: Store, tenant: str, identity: str) -> bool:
         parameters={"tenant": tenant, "identity": identity},
     )
     return result.result_rows[0][0] > 0
+
+
+def statement_evidence(store: Store, tenant: str, identity: str, first: date, as_of: date) -> list[dict[str, Any]]:
+    """The identity's events that count in [first, as_of], in (timestamp, event_id) order
+    (sql/statement_evidence.sql): what a signed statement commits to (SPEC §15)."""
+    parameters = {"tenant": tenant, "identity": identity, "first": first, "as_of": as_of}
+    rows = dicts(store.client.query(load("statement_evidence"), parameters=parameters))
+    for row in rows:
+        row["timestamp"] = as_utc(row["timestamp"])
+    return rows

@@ -53,6 +53,9 @@ export const runSpans = (runId) => get(`runs/${segment(runId)}/spans`, { limit: 
 export const listIdentities = (q = "") => get("identities", { sort: "overall", order: "desc", limit: 1000, q });
 export const reputation = (identity) => get(`identities/${segment(identity)}/reputation`);
 export const reputationExplanation = (identity) => get(`identities/${segment(identity)}/reputation/explain`);
+export const reputationStatement = (identity) => get(`identities/${segment(identity)}/statement`);
+// Every tenant's public statement keys, beside the API (no key needed to read them).
+export const statementKeysUrl = () => new URL("../.well-known/repute-keys.json", document.baseURI).href;
 export const HISTORY_DAYS = 90;
 export const reputationHistory = (identity) => get(`identities/${segment(identity)}/history`, { days: HISTORY_DAYS });
 

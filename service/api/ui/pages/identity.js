@@ -2,7 +2,9 @@
 // each category's score over the last 7 days and the runs and signals that moved it most, and over time
 // the reputation of each day next to the trust of each run in the lane of its readiness.
 
-import { HISTORY_DAYS, identityRuns, reputation, reputationExplanation, reputationHistory } from "../api.js";
+import {
+  HISTORY_DAYS, identityRuns, reputation, reputationExplanation, reputationHistory, reputationStatement, statementKeysUrl,
+} from "../api.js";
 import { bar, el, errorBox, facts, fillAll, section } from "../dom.js";
 import * as format from "../format.js";
 import { contributionChart, reputationChart, trustChart } from "../charts.js";
@@ -208,6 +210,35 @@ function renderHistory(region, { days }) {
   );
 }
 
+/**
+ * The signed statement (SPEC §15): its reputation today as a file anyone can verify offline, and how.
+ * The file is made from the API's answer on click, never from markup.
+ */
+function renderStatement(region, identity) {
+  const status = el("span", { class: "hint", "data-field": "statement-status" });
+  const download = async () => {
+    status.textContent = "Signing…";
+    try {
+      const envelope = await reputationStatement(identity);
+      const file = new Blob([JSON.stringify(envelope, null, 2)], { type: "application/json" });
+      const link = el("a", { href: URL.createObjectURL(file), download: `${identity.replace(/[^A-Za-z0-9._-]/g, "-")}.statement.json` });
+      link.click();
+      URL.revokeObjectURL(link.href);
+      status.textContent = `Signed with key ${envelope.signatures[0].keyid}.`;
+    } catch (error) {
+      status.textContent = `Not signed: ${error.message}`;
+    }
+  };
+  region.setAttribute("aria-busy", "false");
+  region.replaceChildren(
+    el("p", {}, "Today's reputation as a signed statement: a marketplace, a customer or another team's gate can check it offline, without an account here."),
+    el("p", {}, el("button", { type: "button", "data-field": "statement-download", onclick: download }, "Download the signed statement"), " ", status),
+    el("p", { class: "hint" }, "Verify it anywhere: ",
+      el("code", { "data-field": "statement-verify" }, `repute verify ${identity}.statement.json --keys ${statementKeysUrl()}`),
+      " (the public keys need no API key). How it works: docs/statements.md."),
+  );
+}
+
 export function renderIdentity(page, identity) {
   document.title = `${identity} · agent health · Repute`;
   const report = reputation(identity);
@@ -229,6 +260,7 @@ export function renderIdentity(page, identity) {
   const movesRegion = section(moves, "What moved the score in 7 days");
   const historyRegion = section(charts, `Reputation over ${HISTORY_DAYS} days`);
   const trustRegion = section(charts, "Trust per run");
+  renderStatement(section(content, "Signed statement"), identity);
   const filled = fillAll([
     { region: reputationRegion, request: report, render: renderReputation },
     { region: failuresRegion, request: report, render: renderFailures },
