@@ -17,8 +17,8 @@ from bench._server import cpu_seconds, load_average, percentile, served
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 IDENTITY = "agent-atlas"
 DAYS = 90
-WARM_UP = 2
-REQUESTS = 20  # each one a second or more on a loaded 2-core host before the daily tables
+WARM_UP = 10
+REQUESTS = 200
 
 
 def _quick_tour(base_url: str, key: str) -> None:
