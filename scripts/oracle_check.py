@@ -1,6 +1,6 @@
 """Compares a filled store's reputation reads with the brute-force oracle (tests/reputation_oracle.py):
 
-    python scripts/oracle_check.py --store DIR [--tenant bench] [--identities 50]
+    python scripts/oracle_check.py --store DIR [--tenant bench] [--identities 50] [--among 100000]
 
 For a sample of the tenant's identities it reads each one's raw events and the credibilities set, computes
 SPEC §7 with the oracle (today, and 30 and 100 days before) and compares it with the service's read of the
@@ -71,12 +71,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True, metavar="DIR", help="the data directory")
     parser.add_argument("--tenant", default="bench")
-    parser.add_argument("--identities", type=int, default=50, help="how many, drawn among agent-0 ... agent-99999")
+    parser.add_argument("--identities", type=int, default=50, help="how many, drawn among the identities filled")
+    parser.add_argument("--among", type=int, default=100_000, help="the identities filled: agent-0 ... agent-(N-1)")
     args = parser.parse_args(argv)
     store = Store(Settings(data_dir=args.store))
     try:
         rng = random.Random(42)
-        identities = sorted({f"agent-{rng.randrange(100_000)}" for _ in range(args.identities)})
+        identities = sorted({f"agent-{rng.randrange(args.among)}" for _ in range(args.identities)})
         return 1 if check(store, args.tenant, identities) else 0
     finally:
         store.close()
