@@ -133,6 +133,8 @@ def test_three_agents_three_runs_each_judged_on_its_own_work(make_client, tenant
     assert explained.status_code == 200, explained.text
     (moved,) = explained.json()["top_references"]
     assert (moved["reference_id"], moved["parent_run_id"]) == (f"{conversation}:researcher", conversation)
+    stored = client.get(f"/v1/runs/{conversation}:researcher").json()  # the reference names its run's verdict
+    assert moved["primary_failure"] == stored["primary_failure"] in ("infinite_tool_loop", "cost_explosion")
     rebuilt = client.post("/v1/reputation/rebuild").json()  # child runs are runs like any other
     assert (rebuilt["runs_examined"], rebuilt["runs_changed"]) == (3, 0)
 

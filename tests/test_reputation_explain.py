@@ -134,4 +134,6 @@ def test_a_signal_without_a_reference_is_listed_by_what_it_moved(
     assert len(top) == 10 and top[0]["reference_id"] == "" and top[0]["event_type"] == "payment_failed"
     assert top[0]["weighted_delta"] == -1.0 and abs(top[0]["points"] - 50 * 0.35 / 0.75 * -1) < 1e-6
     assert all(r["reference_type"] == "run" and r["event_type"] is None for r in top[1:])
+    assert top[0]["primary_failure"] is None and top[0]["parent_run_id"] is None  # no run behind it
+    assert all(r["primary_failure"] is None and r["parent_run_id"] is None for r in top[1:])  # clean, top-level
     assert all(abs(r["points"] - 50 * 0.40 / 0.75 / 10) < 1e-6 for r in top[1:])  # each run a tenth of its category

@@ -80,11 +80,12 @@ def _describe_runs(store: Store, tenant: str, references: list[dict[str, Any]]) 
     """Each reference to a run names its primary failure, and a child run the multi-agent run it is part of
     (SPEC §3.5); null where there is none, and for references that are no run."""
     runs = [reference["reference_id"] for reference in references if reference["reference_type"] in RUN_REFERENCES]
-    stored = run_store.get_runs(store, tenant, runs) if runs else {}
+    stored = run_store.parents_and_failures(store, tenant, runs) if runs else {}
     for reference in references:
-        run = stored.get(reference["reference_id"]) if reference["reference_type"] in RUN_REFERENCES else None
-        reference["parent_run_id"] = (run.parent_run_id or None) if run is not None else None
-        reference["primary_failure"] = (run.primary_failure or None) if run is not None else None
+        is_run = reference["reference_type"] in RUN_REFERENCES
+        parent, failure = stored.get(reference["reference_id"], ("", "")) if is_run else ("", "")
+        reference["parent_run_id"] = parent or None
+        reference["primary_failure"] = failure or None
 
 
 SPARKLINE_DAYS = 30

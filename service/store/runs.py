@@ -100,6 +100,18 @@ def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, s
     return {run_id: status for run_id, status in result.result_rows}
 
 
+def parents_and_failures(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """The parent run id and primary failure of each run that exists ('' for none), from its latest version:
+    a narrow read (an explanation names them for its references; a whole record carries its diagnosis)."""
+    result = store.client.query(
+        "SELECT run_id, parent_run_id, primary_failure FROM runs"
+        " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
+        " ORDER BY version DESC LIMIT 1 BY run_id",
+        parameters={"tenant": tenant, "run_ids": list(run_ids)},
+    )
+    return {run_id: (parent, failure) for run_id, parent, failure in result.result_rows}
+
+
 def get_run(store: Store, tenant: str, run_id: str) -> RunRecord | None:
     return get_runs(store, tenant, [run_id]).get(run_id)
 
