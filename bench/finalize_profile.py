@@ -2,7 +2,9 @@
 service function the write pool runs for POST /v1/sessions (`ingest_posted`), in this process on a fresh
 embedded store; each step timed by wrapping the function that does it. Steps that run side by side (the
 reputation store's read beside the events' and causes' inserts) overlap: the total is the wall time of the
-whole. What the API adds (HTTP, the write pool) is the API benchmark's single-run figure minus this total."""
+whole. What the API adds (HTTP, the write pool) is the API benchmark's single-run figure minus this total.
+Then the engine's own share of each insert: one stored row copied within its table by one statement (no
+Python, no client library), beside the same into a table with no view and no projection (the floor)."""
 
 import random
 import statistics
@@ -30,6 +32,16 @@ from service.store.migrate import migrate
 from service.testing.factory import make_session
 
 RUNS = 300
+COPIES = 100
+# Each table a finalize inserts into, and what the engine does beside the rows (its views, its projections).
+TABLES = (
+    ("run_events", ""),
+    ("run_failures", ""),
+    ("identity_run_days", ""),
+    ("reputation_events", " (and its two daily views)"),
+    ("runs", " (and its two projections)"),
+)
+PLAIN = "CREATE TABLE IF NOT EXISTS bench_plain (a UInt64, b String) ENGINE = MergeTree ORDER BY a"
 # (module, function, step): each call's time is added to its step.
 STEPS = (
     (whole, "parse_run", "parse the body"),
@@ -74,6 +86,7 @@ def main() -> list[tuple[str, str, str]]:
                 started = time.perf_counter()
                 whole.ingest_posted(store, "bench", [body], settings, datetime.now(UTC))
                 totals.append((time.perf_counter() - started) * 1000)
+        engine = _engine_inserts(store)
         store.close()
     rows = [
         (f"{step}", f"{statistics.median(spent[step]):.2f} ms median, {len(spent[step]) / RUNS:.1f} per run", "-")
@@ -81,4 +94,19 @@ def main() -> list[tuple[str, str, str]]:
         if spent[step]
     ]
     total = f"{statistics.median(totals):.1f} / {percentile(totals, 0.99):.1f} ms"
-    return [*rows, ("one whole run, 50 events, p50 / p99 (no HTTP, no pool)", total, "-")]
+    return [*rows, ("one whole run, 50 events, p50 / p99 (no HTTP, no pool)", total, "-"), *engine]
+
+
+def _engine_inserts(store: Store) -> list[tuple[str, str, str]]:
+    """Each table's one-row INSERT ... SELECT, COPIES times: the engine's time for an insert of it."""
+    store.client.command(PLAIN)
+    store.client.command("INSERT INTO bench_plain VALUES (1, 'x')")
+    rows = []
+    for table, beside in (*TABLES, ("bench_plain", " (no view, no projection)")):
+        spent = []
+        for _ in range(COPIES):
+            started = time.perf_counter()
+            store.client.command(f"INSERT INTO {table} SELECT * FROM {table} LIMIT 1")
+            spent.append((time.perf_counter() - started) * 1000)
+        rows.append((f"engine alone: one row into {table}{beside}", f"{statistics.median(spent):.2f} ms median", "-"))
+    return rows

@@ -50,6 +50,9 @@ TENANT = "bench"
 TEMPLATE_TENANT = "bench-template"
 TEMPLATE_RUNS = 200  # distinct real runs the copies are made from
 SEED_CHUNK = 10_000_000  # rows per INSERT ... SELECT: one statement's progress at a time
+# Runs per INSERT ... SELECT: a run's row holds its diagnosis (about a kilobyte), and a million of them in one
+# statement outgrow the engine's memory bound (REPUTE_ENGINE_MEMORY_MIB, 3 GiB by default).
+RUN_CHUNK = 250_000
 MIB = 1024 * 1024
 STORE_MARKER = "scale.json"
 Row = tuple[str, str, str]
@@ -148,9 +151,9 @@ class Figures:
     loads: dict[str, str]
 
 
-def _chunks(total: int) -> Iterator[tuple[int, int]]:
-    for start in range(0, total, SEED_CHUNK):
-        yield start, min(SEED_CHUNK, total - start)
+def _chunks(total: int, size: int = SEED_CHUNK) -> Iterator[tuple[int, int]]:
+    for start in range(0, total, size):
+        yield start, min(size, total - start)
 
 
 def _progress(message: str) -> None:
@@ -183,10 +186,10 @@ def seed_runs(store: Store, scale: Scale, today: date) -> None:
     common = {"tenant": TENANT, "template": TEMPLATE_TENANT, "templates": TEMPLATE_RUNS, "today": today,
               "identities": scale.identities}  # fmt: skip
     for is_open in (True, False):  # each run's open version is written before its finalized one
-        for start, count in _chunks(scale.runs):
+        for start, count in _chunks(scale.runs, RUN_CHUNK):
             store.client.command(SEED_RUNS, parameters={**common, "open": is_open, "start": start, "count": count})
             _progress(f"  runs ({'open' if is_open else 'finalized'}): {start + count:,} of {scale.runs:,}")
-    for start, count in _chunks(scale.runs):
+    for start, count in _chunks(scale.runs, RUN_CHUNK):
         store.client.command(SEED_FAILURES, parameters={**common, "start": start, "count": count})
         store.client.command(SEED_RUN_DAYS, parameters={**common, "start": start, "count": count})
 
