@@ -3,6 +3,7 @@ turn and never waited on, so one tenant's slow finalize holds up no other tenant
 §13, issue #37); a run that cannot be finalized is closed, never retried forever; a worker whose scheduling
 fails is replaced. Orders are asserted (what was done while a tenant's job was held), never durations."""
 
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -123,11 +124,17 @@ def test_one_tenants_held_settle_holds_up_no_other_tenants(embedded_store: Store
 
 
 def test_a_run_whose_finalize_fails_unexpectedly_is_closed_not_retried(
-    embedded_store: Store, data_dir: Path, tenant: str, monkeypatch: pytest.MonkeyPatch
+    embedded_store: Store,
+    data_dir: Path,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A trace-born run (no row before its finalize) whose diagnosis raises: closed as an execution error
-    of the evaluator naming the fault, under identity `unknown`, and no longer due. Broken on purpose:
-    re-raising (left open, due again every pass)."""
+    of the evaluator naming the fault, under identity `unknown`, and no longer due; the warning carries the
+    traceback, since the fault is a defect to find. Broken on purpose: re-raising (left open, due again
+    every pass), or `finalize_or_close` logging with exc_info=False → this test fails."""
+    caplog.set_level(logging.WARNING, logger="repute.finalize")
     run_id = _rooted_trace(embedded_store, tenant, data_dir)
 
     def broken(*_: object) -> None:
@@ -145,6 +152,10 @@ def test_a_run_whose_finalize_fails_unexpectedly_is_closed_not_retried(
         "evaluator_error",
     )
     assert "RuntimeError: a defect in the diagnosis" in closed.failure_message
+    [warned] = [
+        record for record in caplog.records if record.name == "repute.finalize" and run_id in record.getMessage()
+    ]
+    assert warned.exc_info is not None and warned.exc_info[0] is RuntimeError
     due = trace_service.due(embedded_store, now, timedelta(seconds=0), timedelta(seconds=0))
     assert (tenant, run_id) not in due
 

@@ -153,6 +153,9 @@ def test_three_agents_three_runs_each_judged_on_its_own_work(make_client, tenant
 
 
 def test_a_posted_run_may_name_a_parent_of_its_own_tenant_only(make_client, tenant: str) -> None:
+    """A parent stored by an earlier request, or sent beside its child, is known; another tenant's run, or
+    none, is not (422 naming parent_run_id). Broken on purpose: `_unknown_parents` reading the stored runs
+    only when it wants none (`if not wanted`: every stored parent unknown) → this test fails."""
     client, other = make_client(tenant), make_client(f"{tenant}-other")
     events = [{"event": "tool_call", "tool": "t", "args": {}}]
     parent = {"run_id": f"p-{uuid.uuid4().hex}", "identity": "lead", "events": events}
@@ -180,7 +183,8 @@ def test_a_posted_run_may_name_a_parent_of_its_own_tenant_only(make_client, tena
 
 def test_a_run_opened_for_streaming_may_name_a_parent_of_its_own_tenant_only(make_client, tenant: str) -> None:
     """POST /v1/runs checks its parent_run_id as a posted run does. Broken on purpose: `require_parents`
-    iterating over nothing (every parent accepted)."""
+    iterating over nothing (every parent accepted), or refusing the parents that are known (`not in
+    missing`) → this test fails."""
     client, other = make_client(tenant), make_client(f"{tenant}-other")
     parent = {"run_id": f"p-{uuid.uuid4().hex}", "identity": "lead", "events": []}
     assert client.post("/v1/sessions", json=parent).status_code == 201

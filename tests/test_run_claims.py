@@ -22,7 +22,8 @@ def _refused_field(response: httpx.Response, status: int, field: str) -> None:
 
 def test_a_run_is_never_its_own_parent_nor_part_of_a_cycle(client: httpx.Client) -> None:
     """Broken on purpose: `parent_cycle` answering [] (a run naming itself, or two runs of a batch naming
-    each other, are stored), or the self-parent check of `open_run` removed → this test fails."""
+    each other, are stored), or walking from the first run's parent each step (`chain[0]` for `chain[-1]`:
+    the cycle of three is stored), or the self-parent check of `open_run` removed → this test fails."""
     own = f"self-{uuid.uuid4().hex}"
     _refused_field(client.post("/v1/sessions", json=_run(own, own)), 422, "parent_run_id")
     assert "cycle" in client.post("/v1/sessions", json=_run(own, own)).json()["detail"]

@@ -183,3 +183,16 @@ def test_restart_keeps_everything_and_migrate_is_a_no_op(tmp_path) -> None:
     applied, trust = second.stdout.split()
     assert applied == "0"
     assert trust == first.stdout.strip()
+
+
+def test_a_run_without_a_primary_failure_stores_a_primary_impact_of_zero(store: Store, tenant: str) -> None:
+    """runs.primary_impact is the primary cause's impact, 0 without one (migrations/0021): as the finalize
+    answers it and as it is read back. Broken on purpose: `verdict_fields` giving 1 or -1 when the
+    diagnosis has no primary cause → this test fails."""
+    events = [{"event": "tool_call", "tool": "search", "args": {"q": "x"}}, {"event": "tool_result", "result": "ok"}]
+    clean = material_of(parse_run(orjson.dumps({"run_id": "clean", "identity": "agent-clean", "events": events})))
+    [answered] = ingest_sessions(store, tenant, [clean], datetime.now(UTC), 0.8)
+    stored = run_store.get_run(store, tenant, "clean")
+    assert stored is not None
+    for run in (answered.record, stored):
+        assert (run.primary_failure, run.primary_impact) == ("", 0)

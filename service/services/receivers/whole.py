@@ -52,7 +52,7 @@ def ingest_posted(
     parsed: list[RunMaterial | ClientError] = []
     for body in bodies:
         try:
-            parsed.append(materials_of([parse_run(body)], settings)[0])
+            parsed.extend(materials_of([parse_run(body)], settings))
         except ClientError as refused:
             parsed.append(refused)
     valid = [item for item in parsed if isinstance(item, RunMaterial)]
@@ -175,12 +175,18 @@ def _refusals(
 def parent_cycle(run_id: str, parents: dict[str, str]) -> list[str]:
     """The run ids from `run_id` up its parents (`parents`: the runs of one request, each to the parent it
     names) back to `run_id`, when they come back to it (a run its own parent, or part of a cycle); else
-    []. A stored run cannot be part of a new cycle: its parent is its own, and it names none of the new."""
-    chain, seen = [run_id], {run_id}
-    while (parent := parents.get(chain[-1], "")) and parent not in seen:
+    []. A stored run cannot be part of a new cycle: its parent is its own, and it names none of the new.
+    A cycle through `run_id` is back to it within as many steps as the request has runs: the walk stops
+    there, so one that never comes back (into another cycle) ends too."""
+    chain = [run_id]
+    for _ in parents:
+        parent = parents.get(chain[-1], "")
+        if not parent:
+            return []
         chain.append(parent)
-        seen.add(parent)
-    return [*chain, run_id] if parent == run_id else []
+        if parent == run_id:
+            return chain
+    return []
 
 
 def trace_holds(run_id: str) -> Conflict:
