@@ -76,8 +76,8 @@ def test_items_of_a_kind_queued_meanwhile_run_as_one_group_and_are_answered_each
         items = [asyncio.ensure_future(writes.run_in_group("a", kind, n)) for n in range(1, 5)]
         await asyncio.to_thread(wait_until, lambda: writes_queued(writes, "a") == 4, 300, 0.01)
         gate.set()
-        await blocker
-        return await asyncio.gather(*items, return_exceptions=True)
+        await asyncio.wait_for(blocker, 10)
+        return await asyncio.wait_for(asyncio.gather(*items, return_exceptions=True), 10)  # a lost job fails
 
     answers = asyncio.run(scenario())
     assert groups == [[1, 2, 3, 4]]
