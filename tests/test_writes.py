@@ -4,8 +4,11 @@ alone. Orderings are asserted, never durations: a gate holds the first jobs whil
 
 import asyncio
 import logging
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -304,3 +307,13 @@ def test_a_tenant_running_only_background_work_makes_no_flood_pause() -> None:
     finally:
         c_release.set()
         pool.stop()
+
+
+def test_a_process_that_wrote_through_the_pool_exits_without_stopping_it() -> None:
+    """The CLI's in-process client serves the app without its lifespan: nothing stops the pool, and the
+    process still ends when its work is done. Broken on purpose: the workers made with `daemon=False` (the
+    process waits for them forever) → this test fails."""
+    code = "from service.api.writes import Writes; print(Writes(2, 1).submit('a', lambda: 'ran').result(10))"
+    root = Path(__file__).resolve().parents[1]
+    ended = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout.strip()) == (0, "ran"), ended.stderr
