@@ -290,14 +290,16 @@ def test_a_turn_offered_while_alone_is_not_taken_beyond_the_share_once_another_t
 
 def test_a_tenant_running_only_background_work_makes_no_flood_pause() -> None:
     """Tenant A floods (a job queued behind its running one) while tenant C runs only a background job (no
-    client waits on it) and no read is in flight: A's job does not pause. Broken on purpose: `_Tenant`'s
-    `answering` starting at 1, or `_behind`'s `other != tenant and ... and not other_state.queue` with either
-    `and` → `or` → this test fails."""
+    client waits on it; C's write beside it has ended) and no read is in flight: A's job does not pause.
+    Broken on purpose: `_Tenant`'s `answering` starting at 1, `_finished`'s `answering -= not background` →
+    `-= background`, or `_behind`'s `other != tenant and ... and not other_state.queue` with either `and` →
+    `or` → this test fails."""
     pool = Writes(workers=3, per_tenant=2)
     c_running, c_release, a_asks, asked = threading.Event(), threading.Event(), threading.Event(), []
     try:
         pool.submit_once("c", "sweep", lambda: c_running.set() or c_release.wait(30), lambda _: None)
         assert c_running.wait(10)
+        assert pool.submit("c", lambda: "written").result(10) == "written"
         first = pool.submit("a", lambda: a_asks.wait(10) and asked.append(behind_others()))
         second = pool.submit("a", lambda: None)
         assert wait_until(first.running, interval=0.01) and not second.running()
