@@ -3,6 +3,7 @@ mutant applied by hand: a Jaeger span flagged an error by its `error` tag alone,
 status code, a trace's stored conversation kept when more of its spans arrive, and a stored trace's
 conversation taken from its root span before any other (sql/trace_runs.sql)."""
 
+import hashlib
 import uuid
 
 import httpx
@@ -116,3 +117,54 @@ def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once(
     too_large = spans_of([with_span_id(2**64), with_span_id(7)])
     assert len(too_large.spans) == 1 and too_large.rejected_count == 1
     assert "an id must fit 8 bytes" in too_large.rejection_message()
+
+
+def _langfuse_id(text: str, size: int) -> str:
+    return hashlib.sha256(text.encode()).digest()[:size].hex()
+
+
+def test_a_langfuse_export_is_read_as_the_spans_it_holds() -> None:
+    """SPEC §3.4: each observation a span; ids that are hex of a span's size (a UUID's dashes dropped) as
+    they are, others the first bytes of their sha256, for an id and every reference to it; metadata as an
+    object or as JSON text (text that is no JSON: no attributes, the span kept); level ERROR an error with
+    its message; no end time: the span ends as it starts. Broken on purpose: in `_langfuse_span`, `not`
+    added to either `isinstance(..., dict)` of the attributes or the resource, or to `isinstance(metadata,
+    str)`, `except ValueError` narrowed, the trace's id or a name taken with `and` for `or`, `level ==
+    "ERROR"` → `!=`; in `_langfuse_id`, `value is None` → `is not None`, `len(plain) == 2 * size` → `!=`,
+    its `except ValueError` narrowed (a span-sized id that is no hex) → this test fails."""
+    trace = "0123abcd-4567-89ab-cdef-0123456789ab"
+    root = {"id": "obs-root", "name": "agent", "startTime": "2023-11-14T22:13:20.5Z",
+            "endTime": "2023-11-14T22:13:21Z", "level": "ERROR", "statusMessage": "boom",
+            "metadata": {"attributes": {"gen_ai.operation.name": "invoke_agent"},
+                         "resourceAttributes": {"service.name": "svc"}}}  # fmt: skip
+    child = {"id": "ab" * 8, "traceId": trace, "parentObservationId": "obs-root", "name": "search",
+             "startTime": "2023-11-14T22:13:20.6Z", "level": "DEFAULT",
+             "metadata": orjson.dumps({"attributes": {"tokens": "12"}}).decode()}  # fmt: skip
+    odd = {"id": "z" * 16, "parentObservationId": "", "startTime": "2023-11-14T22:13:20.7Z", "metadata": "{not json"}
+    decoded = spans_of({"trace": {"id": trace}, "observations": [root, child, odd]})
+    assert decoded.rejected_count == 0, decoded.rejection_message()
+    first, second, third = decoded.spans
+    assert {span.trace_id for span in decoded.spans} == {trace.replace("-", "")}
+    assert (first.span_id, first.parent_span_id, first.name) == (_langfuse_id("obs-root", 8), None, "agent")
+    assert (first.status_error, first.status_message) == (True, "boom")
+    assert first.end_unix_nano - first.start_unix_nano == 500_000_000
+    assert (first.attributes, first.resource_attributes) == (
+        {"gen_ai.operation.name": "invoke_agent"},
+        {"service.name": "svc"},
+    )
+    assert (second.span_id, second.parent_span_id, second.name) == ("ab" * 8, first.span_id, "search")
+    assert (second.status_error, second.end_unix_nano, second.attributes) == (
+        False,
+        second.start_unix_nano,
+        {"tokens": "12"},
+    )
+    assert (third.span_id, third.parent_span_id, third.attributes) == (_langfuse_id("z" * 16, 8), None, {})
+
+
+def test_an_id_that_is_no_hex_is_refused_by_name() -> None:
+    """Broken on purpose: `_hex_id`'s `except ValueError` narrowed (the misfit then counted as a span that
+    does not fit its format, not by its reason) → this test fails."""
+    document = _jaeger([])
+    document["data"][0]["spans"][0]["spanID"] = "not hex"
+    decoded = spans_of(document)
+    assert (decoded.spans, decoded.rejection_message()) == ([], "1 spans: an id must be hex digits")
