@@ -106,8 +106,10 @@ def test_a_jaeger_trace_id_without_its_leading_zeros_is_padded_to_16_bytes() -> 
 
 
 def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once() -> None:
-    """any-agent writes ids as decimal integers. Broken on purpose: `value < 1 << (8 * size)` → `<=` (an id
-    of 2**64 read as 9 bytes), or `rejected[...] += 1` → `+= 2` in `_decoded` → this test fails."""
+    """any-agent writes ids as decimal integers: from 1 to 2**64 - 1 for a span id (0 is refused as all
+    zero, as in OTLP; a negative one as out of range). Broken on purpose: `value < 1 << (8 * size)` → `<=`
+    (an id of 2**64 read as 9 bytes), `0 <= value` → `0 < value` (0 refused for its range) or `-1 <= value`
+    (-1 fails the whole file), or `rejected[...] += 1` → `+= 2` in `_decoded` → this test fails."""
 
     def with_span_id(value: int) -> dict:
         return {**_sdk("ok"), "context": {"trace_id": 1, "span_id": value}}
@@ -117,6 +119,9 @@ def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once(
     too_large = spans_of([with_span_id(2**64), with_span_id(7)])
     assert len(too_large.spans) == 1 and too_large.rejected_count == 1
     assert "an id must fit 8 bytes" in too_large.rejection_message()
+    for value, reason in ((0, "spanId must be 8 bytes, not all zero"), (-1, "an id must fit 8 bytes")):
+        refused = spans_of([with_span_id(value)])
+        assert (refused.spans, refused.rejection_message()) == ([], f"1 spans: {reason}"), value
 
 
 def _langfuse_id(text: str, size: int) -> str:
