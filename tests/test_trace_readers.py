@@ -173,3 +173,34 @@ def test_an_id_that_is_no_hex_is_refused_by_name() -> None:
     document["data"][0]["spans"][0]["spanID"] = "not hex"
     decoded = spans_of(document)
     assert (decoded.spans, decoded.rejection_message()) == ([], "1 spans: an id must be hex digits")
+
+
+def test_a_jaeger_span_is_read_whole() -> None:
+    """SPEC §3.4: the status description is the span's status message, tags typed as text are read by
+    their type, logs are events, the process is the resource. Broken on purpose: in `_jaeger_span`,
+    `tags.get("otel.status_description") or ""` → `and ""` → this test fails."""
+    tags = [{"key": "otel.status_code", "type": "string", "value": "ERROR"},
+            {"key": "otel.status_description", "type": "string", "value": "tool crashed"},
+            {"key": "retries", "type": "int64", "value": "3"},
+            {"key": "cached", "type": "bool", "value": "true"}]  # fmt: skip
+    (span,) = spans_of(_jaeger(tags)).spans
+    assert (span.status_error, span.status_message) == (True, "tool crashed")
+    assert span.attributes == {"retries": 3, "cached": True}
+    assert span.resource_attributes == {"service.name": "svc"}
+
+
+def test_each_span_that_does_not_fit_its_format_is_counted_by_reason_and_the_rest_read() -> None:
+    """A missing field, a field of the wrong type, a value that is no number and a tag that is no object
+    each refuse their span alone. Broken on purpose: `_decoded`'s `except (KeyError, TypeError,
+    ValueError, AttributeError)` without any one of them (that misfit then fails the whole file) → this
+    test fails."""
+    good = _jaeger([])["data"][0]["spans"][0]
+    misfits = [{key: value for key, value in good.items() if key != "startTime"}, {**good, "startTime": None},
+               {**good, "startTime": "soon"}, {**good, "tags": ["retries=3"]}]  # fmt: skip
+    document = _jaeger([])
+    document["data"][0]["spans"] += misfits
+    decoded = spans_of(document)
+    assert [span.span_id for span in decoded.spans] == ["cd" * 8]
+    assert decoded.rejected_count == 4
+    reasons = " ".join(decoded.rejected)
+    assert all(f"({name}:" in reasons for name in ("KeyError", "TypeError", "ValueError", "AttributeError")), reasons
