@@ -12,6 +12,7 @@ import orjson
 from service.store import traces as trace_store
 from service.store.client import Store
 from service.traces.formats import spans_of
+from service.traces.spans import SpanEvent
 from tests.traces_support import T0, otlp_json, proto_span, request_of
 
 JSON = {"content-type": "application/json"}
@@ -204,3 +205,18 @@ def test_each_span_that_does_not_fit_its_format_is_counted_by_reason_and_the_res
     assert decoded.rejected_count == 4
     reasons = " ".join(decoded.rejected)
     assert all(f"({name}:" in reasons for name in ("KeyError", "TypeError", "ValueError", "AttributeError")), reasons
+
+
+def test_an_sdk_span_is_read_whole() -> None:
+    """Its name, its parent, its events, and times with a zone's offset or none (UTC). Broken on purpose:
+    `_read_sdk_span`'s `item.get("name") or ""` → `and ""`, or `_sdk_time`'s `zone or "Z"` → `and` (an
+    offset ignored, a time without zone refused) → this test fails."""
+    event = {"name": "exception", "attributes": {"exception.type": "Timeout"}}
+    item = {**_sdk("ok"), "name": "search", "parent_id": "0x" + "ef" * 8, "events": [event],
+            "start_time": "2023-11-14T23:13:20.25+01:00", "end_time": "2023-11-14T22:13:21"}  # fmt: skip
+    decoded = spans_of([item])
+    assert decoded.rejected_count == 0, decoded.rejection_message()
+    (span,) = decoded.spans
+    assert (span.name, span.parent_span_id) == ("search", "ef" * 8)
+    assert span.events == (SpanEvent("exception", {"exception.type": "Timeout"}),)
+    assert (span.start_unix_nano, span.end_unix_nano) == (1_700_000_000_250_000_000, 1_700_000_001_000_000_000)
