@@ -97,13 +97,14 @@ def test_a_stored_traces_conversation_is_its_root_spans_before_an_earlier_spans(
     assert (stored.conversation, stored.run_id) == ("conv-root", "conv-root")
 
 
-def test_a_jaeger_trace_id_without_its_leading_zeros_is_padded_to_16_bytes() -> None:
-    """Jaeger drops an id's leading zeros. Broken on purpose: `_hex_id(span["traceID"], 16)` → 15 → this
-    test fails."""
+def test_jaeger_ids_without_their_leading_zeros_are_padded_to_their_size() -> None:
+    """Jaeger drops an id's leading zeros. Broken on purpose: `_hex_id(span["traceID"], 16)` → 15, or the
+    span's or its parent's `_hex_id(..., 8)` → 7 → this test fails."""
     document = _jaeger([])
-    document["data"][0]["spans"][0]["traceID"] = "abc"
-    (span,) = spans_of(document).spans
-    assert span.trace_id == "0" * 29 + "abc"
+    span = document["data"][0]["spans"][0]
+    span.update(traceID="abc", spanID="de", references=[{"refType": "CHILD_OF", "traceID": "abc", "spanID": "f"}])
+    (read,) = spans_of(document).spans
+    assert (read.trace_id, read.span_id, read.parent_span_id) == ("0" * 29 + "abc", "0" * 14 + "de", "0" * 15 + "f")
 
 
 def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once() -> None:
@@ -179,13 +180,14 @@ def test_an_id_that_is_no_hex_is_refused_by_name() -> None:
 def test_a_jaeger_span_is_read_whole() -> None:
     """SPEC §3.4: the status description is the span's status message, tags typed as text are read by
     their type, logs are events, the process is the resource. Broken on purpose: in `_jaeger_span`,
-    `tags.get("otel.status_description") or ""` → `and ""` → this test fails."""
+    `tags.get("otel.status_description") or ""` or `span.get("operationName") or ""` → `and ""` → this test
+    fails."""
     tags = [{"key": "otel.status_code", "type": "string", "value": "ERROR"},
             {"key": "otel.status_description", "type": "string", "value": "tool crashed"},
             {"key": "retries", "type": "int64", "value": "3"},
             {"key": "cached", "type": "bool", "value": "true"}]  # fmt: skip
     (span,) = spans_of(_jaeger(tags)).spans
-    assert (span.status_error, span.status_message) == (True, "tool crashed")
+    assert (span.name, span.status_error, span.status_message) == ("call", True, "tool crashed")
     assert span.attributes == {"retries": 3, "cached": True}
     assert span.resource_attributes == {"service.name": "svc"}
 
