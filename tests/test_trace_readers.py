@@ -179,14 +179,17 @@ def test_an_id_that_is_no_hex_is_refused_by_name() -> None:
 
 def test_a_jaeger_span_is_read_whole() -> None:
     """SPEC §3.4: the status description is the span's status message, tags typed as text are read by
-    their type, logs are events, the process is the resource. Broken on purpose: in `_jaeger_span`,
-    `tags.get("otel.status_description") or ""` or `span.get("operationName") or ""` → `and ""` → this test
-    fails."""
+    their type, the process is the resource, a span without duration ends as it starts. Broken on purpose:
+    in `_jaeger_span`, `tags.get("otel.status_description") or ""` or `span.get("operationName") or ""` →
+    `and ""`, or a span without duration given one (`or 0` → `or ±1`) → this test fails."""
     tags = [{"key": "otel.status_code", "type": "string", "value": "ERROR"},
             {"key": "otel.status_description", "type": "string", "value": "tool crashed"},
             {"key": "retries", "type": "int64", "value": "3"},
             {"key": "cached", "type": "bool", "value": "true"}]  # fmt: skip
-    (span,) = spans_of(_jaeger(tags)).spans
+    document = _jaeger(tags)
+    del document["data"][0]["spans"][0]["duration"]
+    (span,) = spans_of(document).spans
+    assert span.end_unix_nano == span.start_unix_nano
     assert (span.name, span.status_error, span.status_message) == ("call", True, "tool crashed")
     assert span.attributes == {"retries": 3, "cached": True}
     assert span.resource_attributes == {"service.name": "svc"}
