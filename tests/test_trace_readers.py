@@ -98,13 +98,18 @@ def test_a_stored_traces_conversation_is_its_root_spans_before_an_earlier_spans(
 
 
 def test_jaeger_ids_without_their_leading_zeros_are_padded_to_their_size() -> None:
-    """Jaeger drops an id's leading zeros. Broken on purpose: `_hex_id(span["traceID"], 16)` → 15, or the
-    span's or its parent's `_hex_id(..., 8)` → 7 → this test fails."""
+    """Jaeger drops an id's leading zeros; the parent is the CHILD_OF reference, else `parentSpanID`. Broken
+    on purpose: `_hex_id(span["traceID"], 16)` → 15, the span's or its parent's `_hex_id(..., 8)` → 7, or
+    `span.get("parentSpanID") or ""` → `and ""` → this test fails."""
     document = _jaeger([])
     span = document["data"][0]["spans"][0]
     span.update(traceID="abc", spanID="de", references=[{"refType": "CHILD_OF", "traceID": "abc", "spanID": "f"}])
     (read,) = spans_of(document).spans
     assert (read.trace_id, read.span_id, read.parent_span_id) == ("0" * 29 + "abc", "0" * 14 + "de", "0" * 15 + "f")
+    del span["references"]
+    span["parentSpanID"] = "ef" * 8
+    (read,) = spans_of(document).spans
+    assert read.parent_span_id == "ef" * 8
 
 
 def test_an_sdk_spans_integer_id_must_fit_its_bytes_and_each_misfit_counts_once() -> None:
