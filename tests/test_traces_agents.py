@@ -215,3 +215,12 @@ def test_a_childs_harness_context_takes_the_traces_spans_before_its_own_resource
     helper = agent(2, "helper", 1, resource={"repute.suite": "suite-of-the-helpers-service"})
     _, child = map_runs("r", [lead, helper])
     assert child.suite == "suite-of-the-trace"
+
+
+def test_an_agent_on_a_cycle_of_parent_ids_is_outermost_after_another_cycle_was_walked() -> None:
+    """Each cycle of parent ids is entered at its first span, as if its link to its parent were lost; the
+    walk around one cycle leaves nothing open for the next. Broken on purpose: `_outermost_agents`'s `if
+    key in visited: continue` → `break` (the walk that closes a cycle drops the agents it left open, and
+    agent a's second invocation is no longer outermost) → this test fails."""
+    cycles = [agent(1, "lead", None), agent(2, "a", 3), agent(3, "b", 2), _failing_agent(6, "a", 7), agent(7, "c", 6)]
+    assert _fatal_errors(cycles) == {"a": [True]}
