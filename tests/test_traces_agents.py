@@ -198,9 +198,9 @@ def test_each_invocation_of_an_agent_is_outermost_and_a_nested_one_is_not() -> N
     """SPEC §3.4 "Errors": an agent invoked twice has one outermost span per invocation (the second one's
     error ends its run, fatal, though the first invocation handed work to another agent), and an agent
     nested in itself has one (the inner span's error is not fatal). Broken on purpose: in
-    `_outermost_agents`, `open_agents[identity] -= 1` → `-= 0`, the `continue` after it → `break`, the
-    leaving mark `(span, identity, True)` → `False`, or the children pushed as `(child, None, True)` → this
-    test fails."""
+    `_outermost_agents`, `open_agents[identity] -= 1` → `-= 0` (or `+= 1` → `+= 2`), the `continue` after
+    it → `break`, the leaving mark `(span, identity, True)` → `False`, or the children pushed as `(child,
+    None, True)` → this test fails."""
     twice = [agent(1, "lead", None), agent(2, "helper", 1), agent(3, "checker", 2), _failing_agent(4, "helper", 1)]
     assert _fatal_errors(twice) == {"helper": [True]}
     nested = [agent(1, "lead", None), agent(2, "helper", 1), _failing_agent(3, "helper", 2)]
