@@ -4,6 +4,7 @@ mutant the tests pass with "survived", which means no test holds that line to it
 module's counts and every survivor (line, operator, diff); docs/testing.md says how to read them.
 
     python scripts/mutants.py [--only NAME ...] [--jobs N]
+    python scripts/mutants.py --recheck [--only NAME ...]   # the last run's survivors, against today's tests
 
 Operators: the replacements that make a different program on purpose (+ to -, * to /, == to !=, < to <=,
 in to not in, is to is not, numbers +/-1, and/or swaps, not added, loops run zero times, exceptions,
@@ -172,14 +173,55 @@ def report(target: Target, session: Path) -> str:
     return "\n".join([summary, *lines])
 
 
+def recheck(target: Target, session: Path) -> str:
+    """The survivors of an earlier run (`session`) made again, one at a time, in a fresh copy of this
+    checkout, against the target's tests as they are now: the mutants killed since are the tests written
+    for them. Only the survivors run (a mutant killed stays killed when tests are added, not when the module
+    changes: after a change of the module, run the target whole)."""
+    from cosmic_ray.mutating import mutate_and_test
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        survivors = [item for item, result in db.completed_work_items if result.test_outcome == TestOutcome.SURVIVED]
+    home = WORK / "recheck" / target.name
+    _copy_tree(home, None)
+    tree, here = home / "repute", Path.cwd()
+    os.environ.update(PYTHONPATH=str(tree), PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    os.chdir(tree)  # the mutations name the module by its path in the tree
+    try:
+        results = [
+            mutate_and_test(item.mutations, f"{PYTEST} {_focused_tests(tree, target)}", 600.0) for item in survivors
+        ]
+    finally:
+        os.chdir(here)
+    still = [(item, result) for item, result in zip(survivors, results, strict=True)
+             if result.test_outcome == TestOutcome.SURVIVED]  # fmt: skip
+    lines = [
+        f"{target.name} ({target.module}): of {len(survivors)} survivors, {len(survivors) - len(still)} killed now"
+    ]
+    for item, result in still:
+        spec = item.mutations[0]
+        lines.append(f"  survives: {spec.module_path}:{spec.start_pos[0]} {spec.operator_name}")
+        lines.extend(f"    {line}" for line in (result.diff or "").splitlines() if line[:1] in "+-")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=[t.name for t in TARGETS], help="these targets only")
     parser.add_argument("--jobs", type=int, default=2, help="targets mutated at once (default 2)")
     parser.add_argument("--rev", help="mutate the code of this commit (default: the working tree)")
     parser.add_argument("--resume", action="store_true", help="go on with the sessions an interruption left")
+    parser.add_argument("--recheck", action="store_true", help="the last run's survivors only, with today's tests")
     options = parser.parse_args()
     targets = [t for t in TARGETS if not options.only or t.name in options.only]
+    if options.recheck:  # one target at a time: each runs in its own tree, and the process changes directory
+        sessions = [WORK / (options.rev or "tree") / target.name / "session.sqlite" for target in targets]
+        text = "\n".join(recheck(target, session) for target, session in zip(targets, sessions, strict=True))
+        (WORK / (options.rev or "tree") / "rechecked.txt").write_text(text + "\n")
+        print(text)
+        return
     with ThreadPoolExecutor(options.jobs) as pool:
         sessions = list(pool.map(lambda target: mutate(target, options.rev, options.resume), targets))
     text = "\n".join(report(target, session) for target, session in zip(targets, sessions, strict=True))

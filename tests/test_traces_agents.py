@@ -178,3 +178,49 @@ def test_a_child_takes_the_harness_context_from_the_traces_resources_last() -> N
     lead = agent(1, "lead", None, resource={"repute.suite": "suite-of-the-lead"})
     _, helper = map_runs("r", [lead, agent(2, "helper", 1)])
     assert helper.suite == "suite-of-the-lead"
+
+
+def _fatal_errors(spans: list[Span]) -> dict[str, list[bool]]:
+    """Each run's error events, by identity: whether each is fatal (SPEC §3.4 "Errors")."""
+    return {
+        run.identity: [e.get("fatal", False) for e in run.events if e["event"] == "error_event"]
+        for run in map_runs("r", spans)
+        if any(e["event"] == "error_event" for e in run.events)
+    }
+
+
+def _failing_agent(number: int, name: str, parent: int) -> Span:
+    attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+    return make_span(number, parent=parent, start=T0 + number * MS, attributes=attributes, error=True)
+
+
+def test_each_invocation_of_an_agent_is_outermost_and_a_nested_one_is_not() -> None:
+    """SPEC §3.4 "Errors": an agent invoked twice has one outermost span per invocation (the second one's
+    error ends its run, fatal, though the first invocation handed work to another agent), and an agent
+    nested in itself has one (the inner span's error is not fatal). Broken on purpose: in
+    `_outermost_agents`, `open_agents[identity] -= 1` → `-= 0` (or `+= 1` → `+= 2`), the `continue` after
+    it → `break`, the leaving mark `(span, identity, True)` → `False`, or the children pushed as `(child,
+    None, True)` → this test fails."""
+    twice = [agent(1, "lead", None), agent(2, "helper", 1), agent(3, "checker", 2), _failing_agent(4, "helper", 1)]
+    assert _fatal_errors(twice) == {"helper": [True]}
+    nested = [agent(1, "lead", None), agent(2, "helper", 1), _failing_agent(3, "helper", 2)]
+    assert _fatal_errors(nested) == {"helper": [False]}
+
+
+def test_a_childs_harness_context_takes_the_traces_spans_before_its_own_resources() -> None:
+    """SPEC §3.4 context: the trace's spans' attributes come before the run's own resources. Broken on
+    purpose: the second fallback's `resources=False` → `True`, or `_trace_first` reading the attributes
+    for the resources and the resources for the attributes (`not` added) → this test fails."""
+    lead = agent(1, "lead", None, **{"repute.suite": "suite-of-the-trace"})
+    helper = agent(2, "helper", 1, resource={"repute.suite": "suite-of-the-helpers-service"})
+    _, child = map_runs("r", [lead, helper])
+    assert child.suite == "suite-of-the-trace"
+
+
+def test_an_agent_on_a_cycle_of_parent_ids_is_outermost_after_another_cycle_was_walked() -> None:
+    """Each cycle of parent ids is entered at its first span, as if its link to its parent were lost; the
+    walk around one cycle leaves nothing open for the next. Broken on purpose: `_outermost_agents`'s `if
+    key in visited: continue` → `break` (the walk that closes a cycle drops the agents it left open, and
+    agent a's second invocation is no longer outermost) → this test fails."""
+    cycles = [agent(1, "lead", None), agent(2, "a", 3), agent(3, "b", 2), _failing_agent(6, "a", 7), agent(7, "c", 6)]
+    assert _fatal_errors(cycles) == {"a": [True]}

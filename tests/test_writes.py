@@ -3,12 +3,16 @@ share of the workers, jobs of one kind grouped, each job answered on its own, an
 alone. Orderings are asserted, never durations: a gate holds the first jobs while the rest queue."""
 
 import asyncio
+import logging
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
-from service.api.writes import GroupKind, Writes
+from service.api.writes import MAX_GROUP, GroupKind, Writes
 from service.priority import behind_others, reads
 from service.testing.live import wait_until
 
@@ -76,13 +80,37 @@ def test_items_of_a_kind_queued_meanwhile_run_as_one_group_and_are_answered_each
         items = [asyncio.ensure_future(writes.run_in_group("a", kind, n)) for n in range(1, 5)]
         await asyncio.to_thread(wait_until, lambda: writes_queued(writes, "a") == 4, 300, 0.01)
         gate.set()
-        await blocker
-        return await asyncio.gather(*items, return_exceptions=True)
+        await asyncio.wait_for(blocker, 10)
+        return await asyncio.wait_for(asyncio.gather(*items, return_exceptions=True), 10)  # a lost job fails
 
     answers = asyncio.run(scenario())
     assert groups == [[1, 2, 3, 4]]
     assert answers[:2] == [10, 20] and answers[3] == 40
     assert isinstance(answers[2], ValueError) and str(answers[2]) == "item 3 refused"
+
+
+def test_a_group_holds_at_most_max_group_items(writes: Writes) -> None:
+    """One INSERT per table holds a bounded number of runs. Broken on purpose: `len(jobs) < MAX_GROUP` →
+    `<=` in `_take` (a group of MAX_GROUP + 1) → this test fails."""
+    gate, groups = threading.Event(), []
+
+    def handle(items: Sequence[int]) -> list[int]:
+        groups.append(len(items))
+        return list(items)
+
+    kind = GroupKind("numbers", handle)
+
+    async def scenario() -> list[int]:
+        blocker = asyncio.ensure_future(writes.run("a", lambda: gate.wait(10)))
+        await asyncio.sleep(0)
+        items = [asyncio.ensure_future(writes.run_in_group("a", kind, n)) for n in range(MAX_GROUP + 1)]
+        await asyncio.to_thread(wait_until, lambda: writes_queued(writes, "a") == MAX_GROUP + 1, 300, 0.01)
+        gate.set()
+        await asyncio.wait_for(blocker, 10)
+        return await asyncio.wait_for(asyncio.gather(*items), 10)
+
+    assert asyncio.run(scenario()) == list(range(MAX_GROUP + 1))
+    assert groups == [MAX_GROUP, 1]
 
 
 def writes_queued(writes: Writes, tenant: str) -> int:
@@ -219,10 +247,75 @@ def test_a_flooding_tenants_job_pauses_while_a_read_is_in_flight(writes: Writes)
     assert asked == [True]
 
 
-def test_stop_ends_every_worker() -> None:
-    """Broken on purpose: `stop()` setting `_stopping = False`, or a worker's `return False` on stopping →
-    `True` (it never leaves its loop) → this test fails."""
+def test_stop_ends_every_worker_and_lets_the_running_job_answer(caplog: pytest.LogCaptureFixture) -> None:
+    """stop() while a job runs: the job still answers, every worker leaves its loop, and nothing is logged
+    as a failure. Broken on purpose: `stop()` setting `_stopping = False`, or a worker's `return False` on
+    stopping → `True` (it never leaves its loop), or `if self._stopping or taken is None` → `and` (the worker
+    that ran the job fails on its way out: "a write worker failed" logged at every shutdown) → this test
+    fails."""
     pool = Writes(workers=2, per_tenant=1)
-    assert pool.submit("a", lambda: "ran").result(10) == "ran"
-    pool.stop(timeout=5)
+    gate = threading.Event()
+    job = pool.submit("a", lambda: gate.wait(30) and "ran")
+    assert wait_until(job.running, interval=0.01)
+    stopping = threading.Thread(target=pool.stop, kwargs={"timeout": 5})
+    stopping.start()
+    assert wait_until(lambda: pool._stopping, interval=0.01)
+    gate.set()
+    stopping.join(30)
+    assert job.result(10) == "ran"
     assert pool._threads and not any(thread.is_alive() for thread in pool._threads)
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
+
+
+def test_a_turn_offered_while_alone_is_not_taken_beyond_the_share_once_another_tenant_has_work() -> None:
+    """Tenant A, alone, runs one job and is offered a turn for a second (its share is two); B's job comes
+    before a free worker looks at the turns: A's turn is passed over (one job while another tenant has
+    work) and B's job runs first, then A's second once A is alone again. Broken on purpose: `_take`'s
+    `not state.queue or state.running >= ...` → `and` (A runs its second job first), or its `continue` →
+    `break` (no job starts until A's first ends) → this test fails."""
+    pool = Writes(workers=2, per_tenant=2)
+    gate, order = threading.Event(), []
+    try:
+        first = pool.submit("a", lambda: gate.wait(30))
+        assert wait_until(first.running, interval=0.01)
+        with pool._changed:  # both queued before the free worker looks at the turns (the lock is reentrant)
+            pool.submit("a", lambda: order.append("a2"))
+            pool.submit("b", lambda: order.append("b1"))
+        assert wait_until(lambda: len(order) == 2, interval=0.01)  # while A's first job still runs
+        assert order == ["b1", "a2"]
+    finally:
+        gate.set()
+        pool.stop()
+
+
+def test_a_tenant_running_only_background_work_makes_no_flood_pause() -> None:
+    """Tenant A floods (a job queued behind its running one) while tenant C runs only a background job (no
+    client waits on it; C's write beside it has ended) and no read is in flight: A's job does not pause.
+    Broken on purpose: `_Tenant`'s `answering` starting at 1, `_finished`'s `answering -= not background` →
+    `-= background`, or `_behind`'s `other != tenant and ... and not other_state.queue` with either `and` →
+    `or` → this test fails."""
+    pool = Writes(workers=3, per_tenant=2)
+    c_running, c_release, a_asks, asked = threading.Event(), threading.Event(), threading.Event(), []
+    try:
+        pool.submit_once("c", "sweep", lambda: c_running.set() or c_release.wait(30), lambda _: None)
+        assert c_running.wait(10)
+        assert pool.submit("c", lambda: "written").result(10) == "written"
+        first = pool.submit("a", lambda: a_asks.wait(10) and asked.append(behind_others()))
+        second = pool.submit("a", lambda: None)
+        assert wait_until(first.running, interval=0.01) and not second.running()
+        a_asks.set()
+        first.result(10), second.result(10)
+        assert asked == [False]
+    finally:
+        c_release.set()
+        pool.stop()
+
+
+def test_a_process_that_wrote_through_the_pool_exits_without_stopping_it() -> None:
+    """The CLI's in-process client serves the app without its lifespan: nothing stops the pool, and the
+    process still ends when its work is done. Broken on purpose: the workers made with `daemon=False` (the
+    process waits for them forever) → this test fails."""
+    code = "from service.api.writes import Writes; print(Writes(2, 1).submit('a', lambda: 'ran').result(10))"
+    root = Path(__file__).resolve().parents[1]
+    ended = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout.strip()) == (0, "ran"), ended.stderr
