@@ -11,12 +11,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench._server import percentile
+from bench.store import timed
 from service.reputation import model
 from service.services import reputation as reputation_service
 from service.settings import Settings
@@ -40,14 +40,8 @@ def _quick_tour(data_dir: Path) -> None:
 
 
 def _timed(call: Callable[[], object]) -> list[float]:
-    for _ in range(WARM_UP):
-        call()
-    spent = []
-    for _ in range(REQUESTS):
-        started = time.perf_counter()
-        call()
-        spent.append((time.perf_counter() - started) * 1000)
-    return spent
+    timed(call, WARM_UP)
+    return timed(call, REQUESTS)
 
 
 def _row(name: str, spent: list[float]) -> tuple[str, str, str]:
