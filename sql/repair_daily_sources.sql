@@ -1,11 +1,12 @@
 -- The daily reputation sums that differ from the events stored, each added as its difference, so that every
 -- sum becomes the events' again (service.store.reputation.repair_daily_sums: after a crash of the embedded
 -- engine between an insert's part of reputation_events and its view's). The events' side is the view
--- reputation_daily_sources_mv's SELECT (migrations/0010) over the whole table. Two years back only: the
--- TTLs drop the events by month and their sums by year, so older sums may rightly outlive their events.
+-- reputation_daily_sources_mv's SELECT (migrations/0010) over the whole table; a sum repaired is written now
+-- (written_at, migrations/0026). Two years back only: the TTLs drop the events by month and their sums by
+-- year, so older sums may rightly outlive their events.
 INSERT INTO reputation_daily_sources
     (tenant, identity, category, day, source, weighted_sum, weight_sum, events, positive_events, negative_events,
-     failures)
+     failures, written_at)
 SELECT
     tenant, identity, category, day, source,
     stored.weighted_sum - summed.weighted_sum,
@@ -13,7 +14,8 @@ SELECT
     stored.events - summed.events,
     stored.positive_events - summed.positive_events,
     stored.negative_events - summed.negative_events,
-    mapFilter((type, count) -> count != 0, mapSubtract(stored.failures, summed.failures))
+    mapFilter((type, count) -> count != 0, mapSubtract(stored.failures, summed.failures)),
+    now64(3)
 FROM
 (
     SELECT

@@ -19,7 +19,7 @@ LAST_LINE = re.compile(
 def _scale(store: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bench", "scale", "--events", "20000", "--identities", "200", "--runs", "2000",
-         "--store", str(store)],
+         "--store", str(store), "--no-rest"],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
 

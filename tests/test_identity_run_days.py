@@ -112,8 +112,9 @@ def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
     0022's INSERT left out (no figures: the runs read 0), or 0024's copy of reputation_events filtered
     (`WHERE capped = 0`: the capped part of an explanation, and the caps, gone)."""
     store, every_migration = fresh_database, migrations.discover()
-    # every migration but 0022-0024 (the later ones add columns the writes of this release need)
-    earlier = [m for m in every_migration if m.version not in (22, 23, 24)]
+    # every migration but 0022-0024 (the later ones add columns the writes of this release need) and 0026,
+    # which asks 0023's table for a full refresh
+    earlier = [m for m in every_migration if m.version not in (22, 23, 24, 26)]
     monkeypatch.setattr(migrations, "discover", lambda *_args: earlier)
     migrations.migrate(store)
     events, today = seed(store, TENANT)

@@ -34,7 +34,13 @@ def _categories(row: dict[str, Any] | None) -> dict[str, float | None]:
 
 def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> dict[str, Any] | None:
     """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
-    None when the tenant has never seen the identity."""
+    None when the tenant has never seen the identity. Read from the fleet table's row when nothing it was
+    computed from changed since (the figures the formula gives; the formula's planning alone costs more than
+    that read), else by the formula and the runs' daily figures."""
+    refreshed = reputation_store.refreshed_reputation(store, tenant, identity, as_of)
+    if refreshed is not None:
+        # The row sums the window's runs' figures as a day's row of them does: activity() reads it as one day.
+        return _report(identity, as_of, refreshed, [refreshed])
     first = as_of - timedelta(days=model.WINDOW_DAYS - 1)
     # Two independent reads of a few granules each: side by side.
     runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
@@ -42,6 +48,10 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
     days = runs.result()[identity]
     if row is None and not days and not reputation_store.identity_exists(store, tenant, identity):
         return None
+    return _report(identity, as_of, row, days)
+
+
+def _report(identity: str, as_of: date, row: dict[str, Any] | None, days: list[dict[str, Any]]) -> dict[str, Any]:
     failures = dict(sorted(row["failures"].items())) if row else {}
     return {
         "identity": identity,

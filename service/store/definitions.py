@@ -37,6 +37,12 @@ READ_TIME_WEIGHTS = {
 }
 
 
+# How long before a refresh of the fleet table started a write may have arrived and still be unseen by it
+# (an insert under way, a signal's arrival): the refresh recomputes the identities written to from this long
+# before the last one started, and a read takes an identity's row only when nothing it was computed from was
+# written since this long before the refresh (sql/identity_reputation_refreshed.sql).
+REFRESH_MARGIN_SECONDS = 300
+
 # The days the formula is computed at (its {{as_of_days}}): the one day of the parameter as_of, or each day of
 # the array parameter as_of_days (one identity's history).
 ONE_DAY = "[{as_of:Date}]"
@@ -46,7 +52,8 @@ EACH_DAY = "{as_of_days:Array(Date)}"
 def formula_query(name: str, scope: str = EVERY_IDENTITY, days: str = ONE_DAY) -> str:
     """sql/<name>.sql with the model's values rendered in, run for the identities `scope` selects (SQL) on
     `days` (SQL: an array of dates)."""
-    return render(load(name), {**formula_sql(), **READ_TIME_WEIGHTS, "scope": scope, "as_of_days": days})
+    values = {"scope": scope, "as_of_days": days, "refresh_margin_seconds": str(REFRESH_MARGIN_SECONDS)}
+    return render(load(name), {**formula_sql(), **READ_TIME_WEIGHTS, **values})
 
 
 # The refreshable materialized views among the definitions, and the table each one refreshes. Such a view

@@ -36,14 +36,16 @@ from service.reputation.rebuild import Occupant
 from service.settings import Settings
 from service.store import writer
 from service.store.client import Store
-from service.store.definitions import EACH_DAY, formula_query
+from service.store.definitions import EACH_DAY, REFRESH_MARGIN_SECONDS, formula_query
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
+from service.store.recent_writes import RecentWrites
 from service.store.rows import as_utc, dicts
 from service.vocab import IDENTITY_SORTS
 
 # One per tenant: a tenant's inserts never wait behind another tenant's.
 INSERTS = KeyedLocks()
+RECENT_WRITES = RecentWrites()
 
 EventKey = tuple[str, UUID]
 
@@ -133,6 +135,7 @@ def _write(
     store: Store, tenant: str, source: str, events: Sequence[ReputationEvent], capped: set[EventKey], cap: Cap | None
 ) -> None:
     """The rows, with the batch's arrival as their inserted_at when capped by arrival (else the insert's time)."""
+    RECENT_WRITES.note(tenant, {e.identity for e in events})
     rows = [
         [tenant, e.event_id, e.timestamp, e.identity, e.category, e.event_type, e.score_delta, e.confidence,
          e.weight, e.reference_type, e.reference_id, e.attributes, source, int(_key(e) in capped), e.sign]
@@ -289,6 +292,28 @@ def identity_reputation(store: Store, tenant: str, identity: str, as_of: date) -
     """SPEC §7 for one identity on any day (`identity_reputations`); None when it has no event in the days
     the windows span."""
     return identity_reputations(store, tenant, identity, [as_of]).get(as_of)
+
+
+def refreshed_reputation(
+    store: Store, tenant: str, identity: str, as_of: date, margin_seconds: int = REFRESH_MARGIN_SECONDS
+) -> dict[str, Any] | None:
+    """The identity's reputation on as_of and its runs' figures of the window ({events, ..., runs,
+    execution_errors, unsafe_runs, last_run_at, primary_failures, primary_impacts}) as the fleet table's last
+    refresh computed them (sql/identity_reputation_refreshed.sql), when nothing they were computed from was
+    written since `margin_seconds` before that refresh started (sql/identity_last_write.sql); else None."""
+    if RECENT_WRITES.within(tenant, identity, margin_seconds):
+        return None  # written here within the margin: its row is stale for certain
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
+    # Two independent reads of a few granules each: side by side.
+    rows = store.beside(lambda: dicts(store.client.query(load("identity_reputation_refreshed"), parameters=parameters)))
+    last_write = store.client.query(formula_query("identity_last_write"), parameters=parameters).result_rows[0][0]
+    if not (found := rows.result()):
+        return None
+    row = found[0]
+    # DateTime64(3, 'UTC') comes back naive: both sides read as UTC.
+    if row.pop("computed_at") - timedelta(seconds=margin_seconds) <= last_write:
+        return None
+    return {**row, "last_run_at": as_utc(row["last_run_at"])}
 
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:

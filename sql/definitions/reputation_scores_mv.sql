@@ -5,8 +5,9 @@
 -- is when the last refresh started, which the next one starts from.
 --
 -- Written to since: reputation events inserted (inserted_at, indexed since 0014) or runs' rows written
--- (written_at) from 5 minutes before the last refresh started on, which covers inserts that were under way
--- then (a request's signals carry its arrival); recomputing an identity twice gives the same row. Every
+-- (written_at) from a margin before the last refresh started on (REFRESH_MARGIN_SECONDS,
+-- service/store/definitions.py), which covers inserts that were under way then (a request's signals carry
+-- its arrival); recomputing an identity twice gives the same row. Every
 -- identity is recomputed on the first refresh of a UTC day (the windows and the decay move with the day),
 -- and on the first after a credibility or the half-life changed or a row of fleet_refresh_requests asked for
 -- it (each written, and so visible, before the refresh that starts after its time). An
@@ -15,7 +16,7 @@
 WITH
     toDate(now(), 'UTC') AS today,
     (SELECT max(computed_at) FROM reputation_scores) AS last_refresh,
-    last_refresh - toIntervalSecond(300) AS since,
+    last_refresh - toIntervalSecond({{refresh_margin_seconds}}) AS since,
     toDate(last_refresh, 'UTC') < today
         OR (SELECT max(requested_at) FROM fleet_refresh_requests) >= last_refresh
         OR (SELECT max(updated_at) FROM source_credibility) >= last_refresh
