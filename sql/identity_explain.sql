@@ -38,14 +38,16 @@ WITH
           AND day BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1) AND {as_of:Date}
         GROUP BY tenant, source, category, event_type, day
         UNION ALL
-        -- each event of the current window that counts (sign folded in: multiplying by ±1 is exact)
+        -- each event of the current window that counts (sign folded in: multiplying by ±1 is exact), the
+        -- window as a range of timestamp, which the sort key and the monthly partitions prune by
         SELECT
             tenant, source, category, event_type, toDate(timestamp, 'UTC') AS day, reference_type, reference_id,
             if(reference_id = '', event_type, '') AS signal_type, score_delta * confidence * weight * sign,
             confidence * weight * sign, toInt64(sign), toInt64(0), toInt64(0), true
         FROM reputation_events
         WHERE tenant = {tenant:String} AND identity = {identity:String} AND capped = 0
-          AND toDate(timestamp, 'UTC') BETWEEN {as_of:Date} - ({{window_days}} - 1) AND {as_of:Date}
+          AND timestamp >= toDateTime64({as_of:Date} - ({{window_days}} - 1), 3, 'UTC')
+          AND timestamp < toDateTime64({as_of:Date} + 1, 3, 'UTC')
     ),
     window_events AS
     (

@@ -1,13 +1,16 @@
 """The explanation of a reputation (SPEC §7.1) equals a brute-force recomputation from raw events, with
 credibility, caps and decay, and agrees with the reputation it explains."""
 
-from datetime import date, timedelta
+import uuid
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import orjson
 import pytest
 
+from service.reputation.model import WINDOW_DAYS, ReputationEvent
 from service.services.reputation import explain, reputation_report
+from service.store import reputation as reputation_store
 from service.store.client import Store
 from tests.conftest import FIXTURES
 from tests.reputation_oracle import (
@@ -28,6 +31,7 @@ def store(own_store: Store) -> Store:
     return own_store
 
 
+MILLISECOND = timedelta(milliseconds=1)
 TOLERANCE = 1e-9  # reported figures are rounded to 9 decimals
 
 
@@ -137,3 +141,22 @@ def test_a_signal_without_a_reference_is_listed_by_what_it_moved(
     assert top[0]["primary_failure"] is None and top[0]["parent_run_id"] is None  # no run behind it
     assert all(r["primary_failure"] is None and r["parent_run_id"] is None for r in top[1:])  # clean, top-level
     assert all(abs(r["points"] - 50 * 0.40 / 0.75 / 10) < 1e-6 for r in top[1:])  # each run a tenth of its category
+
+
+def test_the_references_window_holds_its_first_and_last_millisecond(embedded_store: Store, tenant: str) -> None:
+    """Signals at the first millisecond of the window's first day, at the last of as_of, at the last before the
+    window and the first after it: the references are the first two. Broken on purpose: the window's start or end one
+    millisecond off → a reference gained or lost."""
+    as_of = datetime.now(UTC).date()
+    first = datetime.combine(as_of - timedelta(days=WINDOW_DAYS - 1), time(), UTC)
+    next_day = datetime.combine(as_of + timedelta(days=1), time(), UTC)
+    moments = {"first": first, "last": next_day - MILLISECOND, "before": first - MILLISECOND, "after": next_day}
+    signals = [
+        ReputationEvent(uuid.uuid4(), at, "agent-edges", "economic", "payment_completed", 0.5, reference_type="payment",
+                        reference_id=name)
+        for name, at in moments.items()
+    ]  # fmt: skip
+    reputation_store.insert_signals(embedded_store, tenant, "key-a", signals, datetime.now(UTC))
+    explanation = explain(embedded_store, tenant, "agent-edges", as_of)
+    assert explanation is not None
+    assert sorted(r["reference_id"] for r in explanation["top_references"]) == ["first", "last"]
