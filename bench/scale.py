@@ -247,6 +247,7 @@ LIMIT 1 BY identity
 """
 
 
+# What sql/identity_last_write.sql reads, for the whole store: when the store was last written.
 LAST_WRITE = """
 SELECT greatest(
     (SELECT max(written_at) FROM reputation_daily_sources), (SELECT max(written_at) FROM identity_run_days),
