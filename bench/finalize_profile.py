@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -21,6 +22,7 @@ from unittest import mock
 import orjson
 
 from bench._server import percentile
+from bench.store import timed
 from service.services import finalize
 from service.services.receivers import whole
 from service.settings import Settings
@@ -103,10 +105,6 @@ def _engine_inserts(store: Store) -> list[tuple[str, str, str]]:
     store.client.command("INSERT INTO bench_plain VALUES (1, 'x')")
     rows = []
     for table, beside in (*TABLES, ("bench_plain", " (no view, no projection)")):
-        spent = []
-        for _ in range(COPIES):
-            started = time.perf_counter()
-            store.client.command(f"INSERT INTO {table} SELECT * FROM {table} LIMIT 1")
-            spent.append((time.perf_counter() - started) * 1000)
+        spent = timed(partial(store.client.command, f"INSERT INTO {table} SELECT * FROM {table} LIMIT 1"), COPIES)
         rows.append((f"engine alone: one row into {table}{beside}", f"{statistics.median(spent):.2f} ms median", "-"))
     return rows

@@ -78,15 +78,15 @@ def day_row(record: RunRecord, failures: Sequence[Sequence[Any]]) -> list[Any]:
 
 
 _SELECT_RUN = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+# The latest version of each run named (parameters tenant and run_ids), after a SELECT ... FROM runs.
+_LATEST_OF_RUNS = (
+    " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)} ORDER BY version DESC LIMIT 1 BY run_id"
+)
 
 
 def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
     """The latest version of each run that exists, by run id."""
-    result = store.client.query(
-        _SELECT_RUN + " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
-        " ORDER BY version DESC LIMIT 1 BY run_id",
-        parameters={"tenant": tenant, "run_ids": list(run_ids)},
-    )
+    result = store.client.query(_SELECT_RUN + _LATEST_OF_RUNS, parameters={"tenant": tenant, "run_ids": list(run_ids)})
     return {row["run_id"]: run_record(row) for row in dicts(result)}
 
 
@@ -104,9 +104,7 @@ def parents_and_failures(store: Store, tenant: str, run_ids: Sequence[str]) -> d
     """The parent run id and primary failure of each run that exists ('' for none), from its latest version:
     a narrow read (an explanation names them for its references; a whole record carries its diagnosis)."""
     result = store.client.query(
-        "SELECT run_id, parent_run_id, primary_failure FROM runs"
-        " WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
-        " ORDER BY version DESC LIMIT 1 BY run_id",
+        "SELECT run_id, parent_run_id, primary_failure FROM runs" + _LATEST_OF_RUNS,
         parameters={"tenant": tenant, "run_ids": list(run_ids)},
     )
     return {run_id: (parent, failure) for run_id, parent, failure in result.result_rows}
