@@ -14,8 +14,15 @@ its steps, so that work has the interpreter to itself (SPEC §13: one tenant's f
 tenant's writes beyond its share, nor any read). The pool says, for the job a thread runs, whether it
 should (`yielding`); the long loops of a write (decoding OTLP, building rows) step aside every STEP items
 (`stepping`).
+
+Some steps of a write hold the lock with no loop to step aside in: parsing a large body, diagnosing a run
+of 10,000 events, the driver encoding its rows. The interpreter makes such a thread hand the lock over
+once a waiting thread has waited its switch interval, 5 ms by default, and a read waits that long at each
+of its returns from the engine. While the service serves, the interval is REPUTE_SWITCH_INTERVAL_MS
+(`switching_every`): bench/README.md, "The interpreter's switch interval", measures what it buys.
 """
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -93,3 +100,15 @@ def stepping_aside(work: Callable[[Item], Result], items: Iterable[Item]) -> lis
         step_aside()
         results.append(work(item))
     return results
+
+
+@contextmanager
+def switching_every(seconds: float) -> Iterator[None]:
+    """Within it, a thread holding the interpreter's lock hands it over to one waiting for it after
+    `seconds` (sys.setswitchinterval); the interval before is restored after."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(seconds)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)

@@ -97,6 +97,13 @@ class Settings(BaseSettings):
         description="writes one tenant runs at once while it is alone (the write pool has one worker more, for"
         " the others); more wait in its queue, reads never do",
     )
+    switch_interval_ms: float = Field(
+        default=0.5,
+        gt=0,
+        le=100,
+        description="how long a thread running Python keeps the interpreter's lock while another waits for it"
+        " (sys.setswitchinterval; Python's own default is 5): shorter, a read waits less behind a long write",
+    )
     # The embedded engine's memory (README "Memory"); a ClickHouse server takes its own config (clickhouse/).
     engine_memory_mib: int = Field(
         default=3072,

@@ -2,6 +2,7 @@
 the API counts its reads (GET, HEAD) exactly while they run."""
 
 import asyncio
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +18,7 @@ from service.api.app import create_app
 from service.api.reads_first import ReadsFirstMiddleware
 from service.priority import reads, stepping_aside
 from service.settings import Settings
+from service.store.client import Store
 
 
 def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,3 +60,19 @@ def test_reads_are_counted_while_they_run_and_writes_are_not() -> None:
 def test_the_service_counts_its_reads(tmp_path: Path) -> None:
     app = create_app(Settings(data_dir=tmp_path))
     assert ReadsFirstMiddleware in [middleware.cls for middleware in app.user_middleware]
+
+
+def test_the_service_serves_with_its_switch_interval(embedded_store: Store, tmp_path: Path) -> None:
+    """While the app serves, a thread holding the interpreter's lock hands it over to a waiting one after
+    REPUTE_SWITCH_INTERVAL_MS; the interval before is restored when it stops."""
+    before = sys.getswitchinterval()
+    app = create_app(Settings(data_dir=tmp_path, switch_interval_ms=0.25), store=embedded_store)
+    serving: list[float] = []
+
+    async def serve_and_stop() -> None:
+        async with app.router.lifespan_context(app):
+            serving.append(sys.getswitchinterval())
+
+    asyncio.run(serve_and_stop())
+    assert serving == [pytest.approx(0.00025)]
+    assert sys.getswitchinterval() == before

@@ -33,6 +33,7 @@ from service.api.routers import (
 )
 from service.api.state import StoreHolder
 from service.api.writes import Writes
+from service.priority import switching_every
 from service.services.keys import Principal
 from service.settings import Settings, get_settings
 from service.store.client import Store
@@ -57,7 +58,8 @@ def create_app(
         app.state.session_sweeper = start_sweeper(holder.get, settings, app.state.metrics, app.state.writes)
         app.state.settle_timer.start()
         try:
-            yield
+            with switching_every(settings.switch_interval_ms / 1000):
+                yield
         finally:
             for worker in (app.state.alert_evaluator, app.state.session_sweeper, app.state.settle_timer):
                 if worker is not None:
