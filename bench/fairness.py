@@ -11,7 +11,7 @@ Targets (SPEC §13): B's writes within 3x their p50 and p99 alone, its reads wit
 normal within 5 s of the flood's end. The flooding clients wait
 `Retry-After` when refused (429, 503), as OTLP exporters do, and run in a process of their own, so their work
 (encoding and sending 56 MB at a time) does not sit in B's measuring loop; B's client sends one request at
-a time. "Back to normal": from the flood's end (A stops sending; what it sent is still answered), the
+a time, and its first WARM_SECONDS of requests on a new server are not counted. "Back to normal": from the flood's end (A stops sending; what it sent is still answered), the
 seconds until every later one-second window of B's requests has its p50 within 1.5x of alone.
 
 `REPUTE_BENCH_FAIRNESS_SECONDS` (30) is each flood's length; `python -m bench fairness` runs the three,
@@ -38,6 +38,7 @@ from service.testing.factory import make_session
 SECONDS = float(os.environ.get("REPUTE_BENCH_FAIRNESS_SECONDS", 30))
 FLOODS = os.environ.get("REPUTE_BENCH_FAIRNESS_FLOODS", "mixed,otlp,sessions").split(",")
 AFTER_SECONDS = 15.0
+WARM_SECONDS = 3.0  # B's requests before it is measured alone
 WINDOW_SECONDS = 1.0
 NORMAL = 1.5  # a window is back to normal when its p50 is within this of alone
 SLOT = b"@slot@"  # where each request's own run, trace or session id goes in a body made before the clock
@@ -239,6 +240,9 @@ async def _phases(base_url: str, key: str, go: Event) -> Measured:
     rng = random.Random(5)
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=600) as http:
+        # A new server's first requests (its first statements, cold caches) are not B alone: not counted.
+        began = time.perf_counter()
+        await _measure(http, Samples(), began, began + WARM_SECONDS, rng)
         alone = Samples()
         began = time.perf_counter()
         await _measure(http, alone, began, began + SECONDS / 2, rng)
