@@ -8,11 +8,12 @@ of its own:
 - `sessions`: 40 clients posting large whole runs (10,000 events, or 1 MiB of metadata) in turn.
 
 Targets (SPEC §13): B's writes within 3x their p50 and p99 alone, its reads within 2x, and both back to
-normal within 5 s of the flood's end. The flooding clients wait
-`Retry-After` when refused (429, 503), as OTLP exporters do, and run in a process of their own, so their work
-(encoding and sending 56 MB at a time) does not sit in B's measuring loop; B's client sends one request at
-a time, and its first WARM_SECONDS of requests on a new server are not counted. "Back to normal": from the flood's end (A stops sending; what it sent is still answered), the
-seconds until every later one-second window of B's requests has its p50 within 1.5x of alone.
+normal within 5 s of the flood's end. The flooding clients wait `Retry-After` when refused (429, 503), as
+OTLP exporters do, and run in a process of their own, so their work (encoding and sending 56 MB at a time)
+does not sit in B's measuring loop; B's client sends one request at a time, and its first WARM_SECONDS of
+requests on a new server are not counted. "Back to normal": from the flood's end (A stops sending; what it
+sent is still answered), the seconds until every later one-second window of B's requests has its p50
+within 1.5x of alone.
 
 `REPUTE_BENCH_FAIRNESS_SECONDS` (30) is each flood's length; `python -m bench fairness` runs the three,
 `REPUTE_BENCH_FAIRNESS_FLOODS=otlp` one of them."""
