@@ -1,7 +1,7 @@
 """An event's payload (`model.material.serialized`, its canonical JSON) is kept for every event of a run
 until the run is stored: a run of 100,000 events holds 100,000 of them at once. orjson from 3.12 on gives
 every result a buffer of about 4 KiB whatever its length (orjson 3.11: about 1 KiB), and one 100,000-event
-run posted whole then peaked at 647 MiB of the process's memory instead of 327 MiB (bench/README.md), so
+run posted whole then took about twice the memory (`python -m bench memory`, bench/README.md), so
 pyproject.toml keeps orjson below 3.12. Broken on purpose: orjson 3.13 installed → this test fails."""
 
 import random
