@@ -164,3 +164,15 @@ def test_a_page_beyond_the_newest_versions_is_read_from_every_version(embedded_s
         first = run_store.list_runs(embedded_store, tenant, limit=3)
     assert [(r.run_id, r.status) for r in unsafe] == [("run-late", "finalized"), ("run-old-2", "finalized")]
     assert [r.run_id for r in first] == ["run-new-59", "run-new-58", "run-new-57"]
+
+
+def test_a_version_stored_twice_is_listed_once(embedded_store: Store, tenant: str) -> None:
+    """A retried insert stores a version again; until the engine merges the two rows, both are candidates."""
+    opened = RunRecord(tenant=tenant, run_id="run-twice", identity="agent-a", created_at=START, run_at=START,
+                       version=1, status="open")  # fmt: skip
+    finalized = _finalized(opened, 2, Finalized("ready_for_runtime", "ok", 5))
+    with _merges_stopped(embedded_store):
+        _store_by_version(embedded_store, [opened, finalized])
+        writer.runs(embedded_store, [finalized])
+        listed = run_store.list_runs(embedded_store, tenant, limit=5)
+    assert [(r.run_id, r.status) for r in listed] == [("run-twice", "finalized")]

@@ -228,14 +228,32 @@ def list_runs(
 def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, limit: int) -> list[RunSummary] | None:
     """The page from the newest `candidates` versions (sql/runs_list_newest.sql); None when they are not
     every version there is and do not fill the page. A full page is exact: each run shown is at least as new
-    as the oldest candidate, and any run newer than that has its latest version among them."""
+    as the oldest candidate, and any run newer than that has its latest version among them. A version
+    stored twice (a retried insert the engine has not merged yet) counts twice among them and is shown once."""
     rows = dicts(
         store.client.query(summary_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
     )
-    shown = [row for row in rows if row.pop("shown")][:limit]
+    latest = _latest_versions(store, parameters["tenant"], {row["run_id"] for row in rows})
+    shown: list[RunSummary] = []
+    seen: set[tuple[str, int]] = set()
+    for row in rows:
+        version, passes = row.pop("version"), row.pop("passes")
+        key = (row["run_id"], version)
+        if passes and latest[row["run_id"]] == version and key not in seen:
+            shown.append(summary_row(row))
+        seen.add(key)
     if len(rows) == candidates and len(shown) < limit:
         return None
-    return [summary_row(row) for row in shown]
+    return shown[:limit]
+
+
+def _latest_versions(store: Store, tenant: str, run_ids: set[str]) -> dict[str, int]:
+    """Each run's latest version (sql/run_latest_versions.sql)."""
+    if not run_ids:
+        return {}
+    parameters = {"tenant": tenant, "run_ids": sorted(run_ids)}
+    rows = store.client.query(load("run_latest_versions"), parameters=parameters).result_rows
+    return {run_id: version for run_id, version in rows}
 
 
 def tenant_counts(store: Store, tenant: str) -> tuple[int, int, datetime | None]:
