@@ -1,7 +1,7 @@
 """The migration runner on the real store: files read from the package, checksums of applied files verified."""
 
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -12,7 +12,6 @@ from service.services.inputs import materials_of
 from service.services.receivers.whole import ingest_each
 from service.settings import Settings
 from service.store import runs as run_store
-from service.store import writer
 from service.store.client import Store
 from service.store.migrate import AppliedMigrationChanged, NoMigrationsFound, discover, migrate, pending
 from service.store.queries import load
@@ -178,51 +177,3 @@ def test_runs_stored_before_0015_read_a_score_that_is_not_their_trust_as_the_cal
     assert {run_id: run.caller_score for run_id, run in stored.items()} == {
         "given": 0.9, "trust": None, "failed": None, "open": None,
     }  # fmt: skip
-
-
-def _runs_of(store: Store, tenant: str) -> tuple[list[RunRecord], list[RunRecord], dict[str, RunRecord]]:
-    """What a tenant's runs read as: every page of the list (3 a page), one parent's children, each run."""
-    listed: list[RunRecord] = []
-    while True:
-        after = (listed[-1].run_at, listed[-1].run_id) if listed else None
-        page = run_store.list_runs(store, tenant, after=after, limit=3)
-        listed.extend(page)
-        if len(page) < 3:
-            break
-    children = run_store.list_runs(store, tenant, parent="run-0", limit=50)
-    every = store.client.query("SELECT DISTINCT run_id FROM runs WHERE tenant = {t:String}", parameters={"t": tenant})
-    return listed, children, run_store.get_runs(store, tenant, [row[0] for row in every.result_rows])
-
-
-def test_runs_stored_before_0027_read_the_same_in_its_smaller_granules(fresh_database: Store, tmp_path: Path) -> None:
-    """Migration 0027 replaces the runs table by one of 256-row granules, filled from itself: the list, a
-    parent's children and each run's latest version read as before. Broken on purpose: the copy filtered
-    (`WHERE status = 'finalized'`: the open runs gone) or a projection left out (the list reads the table)."""
-    store, start = fresh_database, datetime(2026, 11, 1, tzinfo=UTC)
-    earlier = tmp_path / "migrations"
-    for copy in _copy_of_the_migrations(earlier):
-        if copy.name.startswith("0027_"):
-            copy.unlink()
-    migrate(store, earlier)
-    tenant, records = "t", []
-    for i in range(12):
-        opened = RunRecord(tenant, f"run-{i}", f"agent-{i % 3}", start, start + timedelta(minutes=i), 1,
-                           parent_run_id="run-0" if i % 4 == 1 else "")  # fmt: skip
-        records.append(opened)
-        if i % 5:  # run-0, run-5 and run-10 stay open
-            records.append(opened.with_version(2, status="finalized", run_at=start + timedelta(minutes=30 - i)))
-    for version in (1, 2):
-        writer.runs(store, [r for r in records if r.version == version])
-    before = _runs_of(store, tenant)
-
-    assert migrate(store) == ["0027_run_granules"]
-    assert _runs_of(store, tenant) == before
-    assert len(before[0]) == 12 and len(before[1]) == 3
-    engine = store.client.query("SELECT engine_full FROM system.tables WHERE database = currentDatabase()"
-                                " AND name = 'runs'").result_rows[0][0]  # fmt: skip
-    assert "index_granularity = 256" in engine
-    plan = store.client.query("EXPLAIN " + run_store.summary_query("runs_list_newest"), parameters={
-        "tenant": tenant, "identity": "", "suite": "", "parent": "", "q": "", "readiness": "", "status": "",
-        "execution_status": "", "primary_failure": "", "since": None, "until": None, "after_at": None,
-        "after_id": "", "candidates": 9})  # fmt: skip
-    assert "newest_first" in "\n".join(row[0] for row in plan.result_rows)
