@@ -8,6 +8,7 @@
 -- own spans): the runs list's time range, its page cursor (runs that start before {before_ns}) and the floor
 -- below which a full page has no room for them ({*_ns}, NULL = none) filter on those bounds; the exact run
 -- times come from mapping the spans (service.services.runs). The most recently started first, at most {limit}.
+-- The runs are read by id, without their projections (service.store.runs.BY_RUN_ID).
 WITH
     active AS
     (
@@ -42,3 +43,4 @@ HAVING run_id NOT IN (
    AND ({floor_ns:Nullable(UInt64)} IS NULL OR last_start >= {floor_ns:Nullable(UInt64)})
 ORDER BY first_start DESC, run_id DESC
 LIMIT {limit:UInt32}
+SETTINGS optimize_use_projections = 0
