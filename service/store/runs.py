@@ -234,7 +234,8 @@ def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, l
     """The page from the newest `candidates` versions (sql/runs_list_newest.sql); None when they are not
     every version there is and do not fill the page. A full page is exact: each run shown is at least as new
     as the oldest candidate, and any run newer than that has its latest version among them. A version
-    stored twice (a retried insert the engine has not merged yet) counts twice among them and is shown once."""
+    stored twice (a retried insert the engine has not merged yet) counts twice among them and is shown once.
+    A run given a newer version between the two reads is left out of this one page (the next read shows it)."""
     rows = dicts(
         store.client.query(summary_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
     )
@@ -244,7 +245,7 @@ def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, l
     for row in rows:
         version, passes = row.pop("version"), row.pop("passes")
         key = (row["run_id"], version)
-        if passes and latest[row["run_id"]] == version and key not in seen:
+        if passes and latest.get(row["run_id"]) == version and key not in seen:
             shown.append(summary_row(row))
         seen.add(key)
     if len(rows) == candidates and len(shown) < limit:
