@@ -98,9 +98,7 @@ def get_runs(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, Run
 def run_states(store: Store, tenant: str, run_ids: Sequence[str]) -> dict[str, str]:
     """The status (open or finalized) of each run that exists: a narrow read for the hot path."""
     result = store.client.query(
-        "SELECT run_id, status FROM runs WHERE tenant = {tenant:String} AND run_id IN {run_ids:Array(String)}"
-        " ORDER BY version DESC LIMIT 1 BY run_id" + BY_RUN_ID,
-        parameters={"tenant": tenant, "run_ids": list(run_ids)},
+        "SELECT run_id, status FROM runs" + _LATEST_OF_RUNS, parameters={"tenant": tenant, "run_ids": list(run_ids)}
     )
     return {run_id: status for run_id, status in result.result_rows}
 
