@@ -71,21 +71,27 @@ class RunFields(BaseModel):
     )
 
 
+def _identity_or_alias(schema: dict[str, Any]) -> None:
+    """A session body names its agent by `identity` or by its alias `agent_id` (SPEC §3.1): the schema requires
+    one of them, as the server does, instead of `identity` alone."""
+    schema["required"] = [name for name in schema["required"] if name != "identity"]
+    schema["anyOf"] = [{"required": ["identity"]}, {"required": ["agent_id"]}]
+    schema["examples"] = [
+        {
+            "run_id": "run-clean-001",
+            "identity": "agent-atlas",
+            "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
+        }
+    ]
+
+
 class SessionBody(RunFields):
     """A whole run in one request (SPEC §3.1 object form): its fields, execution object and events."""
 
     model_config = ConfigDict(
         extra="allow",
         allow_inf_nan=False,
-        json_schema_extra={
-            "examples": [
-                {
-                    "run_id": "run-clean-001",
-                    "identity": "agent-atlas",
-                    "events": [{"event": "tool_call", "tool": "search", "args": {"q": "tariff code 8471"}}],
-                }
-            ]
-        },
+        json_schema_extra=_identity_or_alias,
     )
 
     agent_id: Identifier | None = Field(default=None, description="an alias of identity")
