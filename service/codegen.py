@@ -15,7 +15,7 @@ from pathlib import Path
 from service import grafana
 from service.diagnosis import ALL_DETECTORS, Detector
 from service.diagnosis.scoring import REVIEW_BELOW, UNSAFE_BELOW
-from service.store.queries import load
+from service.store.queries import source
 from service.vocab import CATEGORIES, SCOPES, ExecutionStatus, Readiness, RunKind
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ def _write(files: dict[Path, str]) -> None:
 
 def main() -> None:
     _write(_from_vocabulary())
-    load.cache_clear()  # the dashboards embed the query just written
+    source.cache_clear()  # the dashboards embed the query just written
     _write(grafana.rendered())
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from service.alerts.rules import RULES, Rule
 from service.reputation import model
 from service.settings import Settings
-from service.store.queries import load
+from service.store.queries import source
 from service.vocab import DEFAULT_TENANT
 
 GRAFANA_DIR = Path(__file__).resolve().parents[1] / "grafana"
@@ -63,13 +63,13 @@ def render(sql: str, values: Mapping[str, str]) -> str:
 
 def named_query(name: str, fixed: Mapping[str, Literal] | None = None) -> str:
     """sql/<name>.sql for a panel; `fixed` gives parameters one value in this panel."""
-    return render(load(name), {**PANEL_VALUES, **{k: sql_literal(v) for k, v in (fixed or {}).items()}})
+    return render(source(name), {**PANEL_VALUES, **{k: sql_literal(v) for k, v in (fixed or {}).items()}})
 
 
 def rule_query(rule: Rule, values: Mapping[str, str]) -> str:
     """sql/alerts/<rule>.sql with the default thresholds of Settings written in."""
     thresholds = {name: sql_literal(value) for name, value in rule.thresholds(Settings.model_construct()).items()}
-    return render(load(f"alerts/{rule.name}"), {**values, **thresholds})
+    return render(source(f"alerts/{rule.name}"), {**values, **thresholds})
 
 
 def firing_alerts_query() -> str:

@@ -77,55 +77,69 @@ WITH
         ARRAY JOIN explained_offsets AS offset_days
         WHERE day BETWEEN window_end - ({{window_days}} - 1) AND window_end AND (NOT by_reference OR offset_days = 0)
     )
+-- The layers below each name what the next one reads: the engine copies an alias into every expression that
+-- uses it before planning, so a figure computed once in a layer of its own plans in a fraction of the time
+-- (bench/README.md, "The explanation's planning").
 SELECT part, category, named_type AS event_type, reference_type, reference_id, source, offset_days, events,
        weighted_delta, weight, score, points
 FROM
 (
     SELECT
         *,
+        if(part = 'reference', arrayMap(reported_score, [share])[1] - arrayMap(reported_score, [0.])[1], 0.) AS points,
         row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, abs(points) DESC,
                            reference_type, reference_id, named_type) AS rank
     FROM
     (
+        -- a reference's share of the overall score: its Σδ·c·w per category over the category's Σc·w, weighed as
+        -- the categories with events are in the overall
         SELECT
             *,
-            -- the current window's categories with a Σc·w, and that Σc·w (the category rows of this read)
-            mapFromArrays(
-                groupArrayIf(category, part = 'category' AND offset_days = 0 AND weight != 0) OVER (),
-                groupArrayIf(weight, part = 'category' AND offset_days = 0 AND weight != 0) OVER ()
-            ) AS current_weights,
-            arraySum(arrayMap(c -> category_weight_of[c], mapKeys(current_weights))) AS weights_total,
             if(part = 'reference',
-               arrayMap(reported_score, [arraySum(arrayMap(
+               arraySum(arrayMap(
                    (c, m) -> if(mapContains(current_weights, c), category_weight_of[c] * m / current_weights[c], 0.),
-                   mapKeys(moved_by_category), mapValues(moved_by_category))) / weights_total])[1]
-                   - arrayMap(reported_score, [0.])[1],
-               0.) AS points
+                   mapKeys(moved_by_category), mapValues(moved_by_category)))
+                   / arraySum(arrayMap(c -> category_weight_of[c], mapKeys(current_weights))),
+               0.) AS share
         FROM
         (
+            -- the current window's categories with a Σc·w, and that Σc·w (the category rows of this read)
             SELECT
-                multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
-                        grouping(reference_id) = 0, 'reference', 'capped') AS part,
-                part IN ('event_type', 'category') AS scored,
-                category,
-                if(part = 'reference', signal_type, event_type) AS named_type,
-                reference_type,
-                reference_id,
-                source,
-                offset_days,
-                multiIf(scored, sumIf(counted_events, counted), part = 'reference', sumIf(counted_events, referenced),
-                        sumIf(capped_events, kept_out)) AS events,
-                multiIf(scored, toFloat64(sumIf(moved, counted)), part = 'reference', toFloat64(sumIf(moved, referenced)),
-                        0.) AS weighted_delta,
-                multiIf(scored, toFloat64(sumIf(weighed, counted)), part = 'reference',
-                        toFloat64(sumIf(weighed, referenced)), 0.) AS weight,
-                if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
-                mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced)) AS moved_by_category,
-                sumIf(capped_rows, kept_out) AS capped_rows
-            FROM window_events
-            GROUP BY GROUPING SETS (
-                (category, event_type, offset_days), (category, offset_days), (reference_type, reference_id, signal_type),
-                (source))
+                *,
+                sumMapIf(map(category, weight), part = 'category' AND offset_days = 0 AND weight != 0) OVER ()
+                    AS current_weights
+            FROM
+            (
+                SELECT
+                    *,
+                    part IN ('event_type', 'category') AS scored,
+                    if(part = 'reference', signal_type, event_type) AS named_type,
+                    multiIf(scored, counted_sum, part = 'reference', referenced_sum, capped_sum) AS events,
+                    multiIf(scored, moved_counted, part = 'reference', moved_referenced, 0.) AS weighted_delta,
+                    multiIf(scored, weighed_counted, part = 'reference', weighed_referenced, 0.) AS weight,
+                    if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score
+                FROM
+                (
+                    SELECT
+                        multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
+                                grouping(reference_id) = 0, 'reference', 'capped') AS part,
+                        category, event_type, signal_type, reference_type, reference_id, source, offset_days,
+                        sumIf(counted_events, counted) AS counted_sum,
+                        sumIf(counted_events, referenced) AS referenced_sum,
+                        sumIf(capped_events, kept_out) AS capped_sum,
+                        toFloat64(sumIf(moved, counted)) AS moved_counted,
+                        toFloat64(sumIf(moved, referenced)) AS moved_referenced,
+                        toFloat64(sumIf(weighed, counted)) AS weighed_counted,
+                        toFloat64(sumIf(weighed, referenced)) AS weighed_referenced,
+                        mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced))
+                            AS moved_by_category,
+                        sumIf(capped_rows, kept_out) AS capped_rows
+                    FROM window_events
+                    GROUP BY GROUPING SETS (
+                        (category, event_type, offset_days), (category, offset_days),
+                        (reference_type, reference_id, signal_type), (source))
+                )
+            )
         )
     )
 )

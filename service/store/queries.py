@@ -15,9 +15,18 @@ _QUERY_NAME = re.compile(r"[a-z0-9_]+(/[a-z0-9_]+)*")
 
 
 @cache
-def load(name: str) -> str:
-    """The text of sql/<name>.sql (name may include a subfolder, e.g. 'alerts/unsafe_share')."""
+def source(name: str) -> str:
+    """The text of sql/<name>.sql as written (name may include a subfolder, e.g. 'alerts/unsafe_share'): what a
+    reader sees, such as a Grafana panel's query."""
     if not _QUERY_NAME.fullmatch(name):
         raise ValueError(f"not a query name under sql/: {name!r}")
     *folders, stem = name.split("/")
     return QUERIES.joinpath(*folders, f"{stem}.sql").read_text(encoding="utf-8")
+
+
+@cache
+def load(name: str) -> str:
+    """sql/<name>.sql as the service sends it: without its whole-line comments, which the client library and
+    the engine's parser would read on every statement (a few milliseconds for the longest, bench/README.md
+    "The explanation's planning")."""
+    return "".join(line for line in source(name).splitlines(keepends=True) if not line.lstrip().startswith("--"))
