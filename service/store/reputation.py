@@ -79,7 +79,7 @@ def _stored_keys(store: Store, tenant: str, events: Sequence[ReputationEvent]) -
         parameters={
             "tenant": tenant,
             "identities": sorted({e.identity for e in events}),
-            "ids": sorted({str(e.event_id) for e in events}),
+            "ids": sorted({e.event_id for e in events}),  # UUIDs: bound without escaping each character
         },
     )
     return {(identity, event_id) for identity, event_id in result.result_rows} & {_key(e) for e in events}
