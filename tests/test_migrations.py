@@ -14,7 +14,7 @@ from service.settings import Settings
 from service.store import runs as run_store
 from service.store.client import Store
 from service.store.migrate import AppliedMigrationChanged, NoMigrationsFound, discover, migrate, pending
-from service.store.queries import load
+from service.store.queries import QUERIES, load, source
 from service.store.records import RUN_COLUMNS, RunRecord, run_row
 from service.store.templates import render, split_statements, template_values
 from service.testing.factory import make_session
@@ -63,6 +63,16 @@ def test_query_names_stay_inside_sql(name: str) -> None:
 
 def test_queries_load_by_name_with_their_folder() -> None:
     assert "SELECT" in load("alerts/unsafe_share") and "SELECT" in load("runs_list")
+
+
+def test_queries_are_sent_without_their_whole_line_comments() -> None:
+    """The service sends each query without its comment lines (the engine parses every character of every
+    statement); the file, which Grafana's panels show, keeps them."""
+    name = "identity_explain"
+    assert QUERIES.joinpath(f"{name}.sql").read_text(encoding="utf-8") == source(name)
+    written = source(name).splitlines()
+    assert any(line.lstrip().startswith("--") for line in written)
+    assert load(name).splitlines() == [line for line in written if not line.lstrip().startswith("--")]
 
 
 # The tables every single finalize writes a part to (sorted).
