@@ -13,7 +13,8 @@ from service.store.client import Store
 
 Query = tuple[str, dict[str, Any] | None]
 _READ = re.compile(r"ReadFromMergeTree \((?:\w+\.)?(\w+)\)")
-_SELECTED = re.compile(r"^\s*(Parts|Granules): (\d+/\d+)\s*$")
+# A plan nested in joins or unions draws its tree before each line ("│  │   Parts: 1/3").
+_SELECTED = re.compile(r"^[\s│├└─]*(Parts|Granules): (\d+/\d+)\s*$")
 
 
 class _Noting:
