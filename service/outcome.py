@@ -200,10 +200,10 @@ def _first_staged_error(events: Iterable[Mapping[str, Any]]) -> ExecutionOutcome
     """The first staged error_event as an execution error; every staged one's reason is validated."""
     first = None
     for position, event in enumerate(events):
-        # Only a staged event counts: the key is looked up before the type is read (most events have none).
-        if not isinstance(event, Mapping) or (stage := _known_stage(event.get("stage"))) is None:
+        if not isinstance(event, Mapping) or event_type_of(event, position) != ERROR_EVENT:
             continue
-        if event_type_of(event, position) != ERROR_EVENT:
+        stage = _known_stage(event.get("stage"))
+        if stage is None:
             continue
         reason = _event_reason(event, position)
         if first is None:
