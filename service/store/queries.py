@@ -29,4 +29,9 @@ def load(name: str) -> str:
     """sql/<name>.sql as the service sends it: without its whole-line comments, which the client library and
     the engine's parser would read on every statement (a few milliseconds for the longest, bench/README.md
     "The explanation's planning")."""
-    return "".join(line for line in source(name).splitlines(keepends=True) if not line.lstrip().startswith("--"))
+    return without_comment_lines(source(name))
+
+
+def without_comment_lines(sql: str) -> str:
+    """`sql` without the lines that hold only a `--` comment."""
+    return "".join(line for line in sql.splitlines(keepends=True) if not line.lstrip().startswith("--"))

@@ -9,6 +9,7 @@ import re
 
 from service.settings import Settings
 from service.store.cluster import for_cluster
+from service.store.queries import without_comment_lines
 
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
@@ -47,7 +48,7 @@ def split_statements(sql: str) -> list[str]:
     chunks = re.split(r";\s*$", sql, flags=re.MULTILINE)
     statements = []
     for chunk in chunks:
-        code = "\n".join(line for line in chunk.splitlines() if not line.strip().startswith("--")).strip()
+        code = without_comment_lines(chunk).strip()
         if code:
             statements.append(code)
     return statements
