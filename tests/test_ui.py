@@ -101,12 +101,14 @@ def _run_at(fixture: str, run_id: str, start: datetime) -> dict[str, Any]:
 def _seed_explained_agent(api: httpx.Client, importer: httpx.Client) -> None:
     """EXPLAINED over the last 10 days: a clean run and two completed payments 10 days ago (imported by an
     admin key: older than REPUTE_SIGNAL_MAX_AGE_DAYS); today an unsafe run and 101 failed payments of one
-    invoice, the last over the daily cap of the key's source. No identity hygiene events at all."""
+    invoice, the last over the daily cap of the key's source. No identity hygiene events at all. Today's run
+    ends a minute before now: a run still going on at midnight would belong to tomorrow, after the explanation's
+    as_of."""
     now = datetime.now(UTC)
     long_ago = now - timedelta(days=10)
     runs = [
         _run_at("session_clean.json", "run-explained-clean", long_ago),
-        _run_at("session_loop.json", "run-explained-loop", now),
+        _run_at("session_loop.json", "run-explained-loop", now - timedelta(minutes=1)),
     ]
     assert api.post("/v1/sessions/batch", json=runs).status_code == 201
     paid = [
