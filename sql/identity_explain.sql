@@ -30,7 +30,7 @@ WITH
         -- per day, source, category and event type: the sums of the events that count, and the capped ones
         SELECT
             tenant, source, category, event_type, day, '' AS reference_type, '' AS reference_id, '' AS signal_type,
-            toFloat64(sum(weighted_sum)) AS weighted, toFloat64(sum(weight_sum)) AS weighed_plain,
+            sum(weighted_sum) AS weighted, sum(weight_sum) AS weighed_plain,
             sum(events) AS counted_events, sum(capped_events) AS capped_events, sum(capped_rows) AS capped_rows,
             false AS by_reference
         FROM reputation_daily_types
@@ -38,12 +38,12 @@ WITH
           AND day BETWEEN {as_of:Date} - (arrayMax(explained_offsets) + {{window_days}} - 1) AND {as_of:Date}
         GROUP BY tenant, source, category, event_type, day
         UNION ALL
-        -- each event of the current window that counts (sign folded in: multiplying by ±1 is exact), the
+        -- each event of the current window that counts, as the daily sums hold it (its Decimal, signed), the
         -- window as a range of timestamp, which the sort key and the monthly partitions prune by
         SELECT
             tenant, source, category, event_type, toDate(timestamp, 'UTC') AS day, reference_type, reference_id,
-            if(reference_id = '', event_type, '') AS signal_type, score_delta * confidence * weight * sign,
-            confidence * weight * sign, toInt64(sign), toInt64(0), toInt64(0), true
+            if(reference_id = '', event_type, '') AS signal_type,
+            toDecimal128(score_delta * confidence * weight, 18) * sign, toDecimal128(confidence * weight, 18) * sign, toInt64(sign), toInt64(0), toInt64(0), true
         FROM reputation_events
         WHERE tenant = {tenant:String} AND identity = {identity:String} AND capped = 0
           AND timestamp >= toDateTime64({as_of:Date} - ({{window_days}} - 1), 3, 'UTC')
@@ -62,9 +62,9 @@ WITH
             offset_days,
             {as_of:Date} - offset_days AS window_end,
             ifNull(known.credibility, {{default_credibility}}) AS credibility,
-            {{decay}} AS decay,
-            toDecimal128(weighted * credibility * decay, 18) AS moved,
-            toDecimal128(weighed_plain * credibility * decay, 18) AS weighed,
+            toDecimal256(credibility * {{decay}}, 18) AS factor,
+            weighted * factor AS moved,
+            weighed_plain * factor AS weighed,
             credibility > 0 AS believed,
             NOT by_reference AND believed AS counted,
             by_reference AND believed AS referenced,

@@ -6,9 +6,10 @@
 -- what it reads when it runs (the half-life in force, the credibilities set: service/store/definitions.py).
 --
 -- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
--- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by the source's credibility
--- and by the decay in each window (0 outside it), and summed in Decimal again, so that a read is exact and
--- reproducible to the bit whatever the order of parts. Per category and window S_c = Σδ·c·w / Σc·w (null
+-- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by a factor of the day and
+-- source in each window, the source's credibility x the decay (0 outside the window) as a Decimal of 18
+-- places, and multiplied and summed in Decimal: a read is exact and reproducible to the bit whatever the
+-- parts hold, with no merge of the parts first (a product of sums is the sum of the products). Per category and window S_c = Σδ·c·w / Σc·w (null
 -- without weight); overall = Σ w_c·S_c / Σ w_c over the categories with a score, summed in the model's order
 -- of categories. Confidence's N is the sum of credibility x decay over the counted events of the current
 -- window; the counts leave out sources of credibility 0 and failure types whose events were all retracted.
@@ -68,12 +69,16 @@ FROM
             mapFilter((failure, count) -> count != 0, sumMap(category_failures)) AS failures
         FROM
         (
-            -- Per category and day asked: S_c in each window, and the current window's evidence and counts.
+            -- Per category and day asked: S_c in each window, and the current window's evidence and counts, from
+            -- the stored rows as the parts hold them: each row's sums times its (day, source) factor, credibility x
+            -- decay, as an exact decimal, so that the products add up to the same sum however the engine split or
+            -- merged a day's sums (no merge of the parts first).
             WITH
                 ifNull(known.credibility, {{default_credibility}}) AS credibility,
                 arrayMap(
-                    window_end -> if(day BETWEEN window_end - ({{window_days}} - 1) AND window_end, {{decay}}, 0.),
-                    arrayMap(offset -> as_of - offset, window_offsets)) AS decays,
+                    window_end -> toDecimal256(
+                        credibility * if(day BETWEEN window_end - ({{window_days}} - 1) AND window_end, {{decay}}, 0.), 18),
+                    arrayMap(offset -> as_of - offset, window_offsets)) AS factors,
                 credibility > 0 AND day >= as_of - ({{window_days}} - 1) AS counted
             SELECT
                 tenant,
@@ -81,41 +86,22 @@ FROM
                 as_of,
                 category,
                 arrayMap(
-                    (weighted_sum, weight_sum) -> toFloat64(weighted_sum) / nullIf(toFloat64(weight_sum), 0),
-                    sumForEach(arrayMap(decay -> toDecimal128(weighted * credibility * decay, 18), decays)),
-                    sumForEach(arrayMap(decay -> toDecimal128(weight * credibility * decay, 18), decays))
+                    (moved, weighed) -> toFloat64(moved) / nullIf(toFloat64(weighed), 0),
+                    sumForEach(arrayMap(factor -> weighted_sum * factor, factors)),
+                    sumForEach(arrayMap(factor -> weight_sum * factor, factors))
                 ) AS window_ratios,
-                sum(toDecimal128(day_events * credibility * decays[1], 18)) AS category_evidence,
-                sumIf(day_events, counted) AS category_events,
-                sumIf(day_positive, counted) AS category_positive,
-                sumIf(day_negative, counted) AS category_negative,
-                sumMapIf(day_failures, counted) AS category_failures
-            FROM
-            (
-                -- Per day and source: the stored sums, merged whatever the parts (the float products above
-                -- then never depend on how the engine merged them). Only the current window reports failures:
-                -- the older days' maps are never summed.
-                SELECT
-                    tenant,
-                    identity,
-                    category,
-                    day,
-                    source,
-                    toFloat64(sum(weighted_sum)) AS weighted,
-                    toFloat64(sum(weight_sum)) AS weight,
-                    sum(events) AS day_events,
-                    sum(positive_events) AS day_positive,
-                    sum(negative_events) AS day_negative,
-                    sumMapIf(failures, day >= arrayMin(as_of_days) - ({{window_days}} - 1)) AS day_failures
-                FROM reputation_daily_sources
-                WHERE {{scope}}
-                  AND day BETWEEN arrayMin(as_of_days) - (arrayMax(window_offsets) + {{window_days}} - 1)
-                      AND arrayMax(as_of_days)
-                GROUP BY tenant, identity, category, day, source
-            ) AS daily
+                sum(events * factors[1]) AS category_evidence,
+                sumIf(events, counted) AS category_events,
+                sumIf(positive_events, counted) AS category_positive,
+                sumIf(negative_events, counted) AS category_negative,
+                sumMapIf(failures, counted) AS category_failures
+            FROM reputation_daily_sources
             ARRAY JOIN as_of_days AS as_of
             LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
-            WHERE day BETWEEN as_of - (arrayMax(window_offsets) + {{window_days}} - 1) AND as_of
+            WHERE {{scope}}
+              AND day BETWEEN arrayMin(as_of_days) - (arrayMax(window_offsets) + {{window_days}} - 1)
+                  AND arrayMax(as_of_days)
+              AND day BETWEEN as_of - (arrayMax(window_offsets) + {{window_days}} - 1) AND as_of
             GROUP BY tenant, identity, as_of, category
         )
         GROUP BY tenant, identity, as_of
