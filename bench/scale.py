@@ -6,8 +6,8 @@ materialized views as the service's writes, not through Python: reputation event
 them (three in five the runs' own, the rest signals of three keys, one of which has a credibility of 0.5,
 over 400 days), and runs copied from real ones that the finalize pipeline diagnosed and stored, each copy
 with an id, identity and time of its own, as an open version and then its finalized one, with its
-failures. The reads are measured on a store at rest (after the merges the load set off), through the
-service's own read functions, and the last line printed is SPEC §14's.
+failures. The reads are measured on a store at rest (after the merges the load, or the last run's writes,
+set off), through the service's own read functions, and the last line printed is SPEC §14's.
 
 `--store DIR` keeps the store in DIR, and measures again a store that an earlier run filled there with the
 same counts instead of filling it again (to profile the reads); a store an earlier release filled is
@@ -196,13 +196,14 @@ def seed_runs(store: Store, scale: Scale, today: date) -> None:
         store.client.command(SEED_RUN_DAYS, parameters={**common, "start": start, "count": count})
 
 
-def settle(store: Store, limit_seconds: float = 3600) -> float:
+def settle(store: Store, limit_seconds: float = 3600, quiet_looks: int = 3) -> float:
     """Waits for the merges the load started, so that the reads are measured on a store at rest (as one
-    that filled up over months is); returns the seconds waited."""
-    started = time.monotonic()
-    while time.monotonic() - started < limit_seconds:
-        if not store.client.query("SELECT count() FROM system.merges").result_rows[0][0]:
-            break
+    that filled up over months is): until `quiet_looks` looks 2 s apart find none (a store just opened
+    starts merging what the last process wrote a moment after it opens); returns the seconds waited."""
+    started, quiet = time.monotonic(), 0
+    while time.monotonic() - started < limit_seconds and quiet < quiet_looks:
+        merging = store.client.query("SELECT count() FROM system.merges").result_rows[0][0]
+        quiet = 0 if merging else quiet + 1
         time.sleep(2)
     return time.monotonic() - started
 
@@ -297,6 +298,7 @@ def measure(store: Store, scale: Scale, today: date, rest: bool = True) -> Figur
         return samples
 
     if rest:
+        _progress(f"merges of the last writes: {settle(store):.0f} s")
         _refresh_at_rest(store)
     read = noted(
         "read", _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
