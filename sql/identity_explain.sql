@@ -43,7 +43,8 @@ WITH
         SELECT
             tenant, source, category, event_type, toDate(timestamp, 'UTC') AS day, reference_type, reference_id,
             if(reference_id = '', event_type, '') AS signal_type,
-            toDecimal128(score_delta * confidence * weight, 18) * sign, toDecimal128(confidence * weight, 18) * sign, toInt64(sign), toInt64(0), toInt64(0), true
+            toDecimal128(score_delta * confidence * weight, 18) * sign, toDecimal128(confidence * weight, 18) * sign,
+            toInt64(sign), toInt64(0), toInt64(0), true
         FROM reputation_events
         WHERE tenant = {tenant:String} AND identity = {identity:String} AND capped = 0
           AND timestamp >= toDateTime64({as_of:Date} - ({{window_days}} - 1), 3, 'UTC')

@@ -1,7 +1,8 @@
 """One reputation formula (issue #29): service/reputation/model.py is its one source. A model changed there
 alone changes the view reputation_at (and so the fleet table), the API's one-identity read and the explanation
-alike, as the brute-force recomputation with the same model says; and a store migrated from main, whose view
-was the one of migration 0010, reads exactly as before and as a fresh store."""
+alike, as the brute-force recomputation with the same model says; a store migrated from main, whose view was
+the one of migration 0010, reads as before (to 1e-9) and exactly as a fresh store; and the same events read to
+the same bits however the parts hold their daily sums."""
 
 from datetime import UTC, date, datetime, timedelta
 from typing import Any

@@ -6,12 +6,12 @@
 -- what it reads when it runs (the half-life in force, the credibilities set: service/store/definitions.py).
 --
 -- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
--- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by a factor of the day and
--- source in each window, the source's credibility x the decay (0 outside the window) as a Decimal of 18
--- places, and multiplied and summed in Decimal: a read is exact and reproducible to the bit whatever the
--- parts hold, with no merge of the parts first (a product of sums is the sum of the products). Per category and window S_c = Σδ·c·w / Σc·w (null
--- without weight); overall = Σ w_c·S_c / Σ w_c over the categories with a score, summed in the model's order
--- of categories. Confidence's N is the sum of credibility x decay over the counted events of the current
+-- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by a factor of the day and source
+-- in each window, the source's credibility x the decay (0 outside the window) as a Decimal of 18 places, and
+-- multiplied and summed in Decimal: a read is exact and reproducible to the bit whatever the parts hold, with no
+-- merge of the parts first (a product of sums is the sum of the products). Per category and window S_c = Σδ·c·w /
+-- Σc·w (null without weight); overall = Σ w_c·S_c / Σ w_c over the categories with a score, summed in the model's
+-- order of categories. Confidence's N is the sum of credibility x decay over the counted events of the current
 -- window; the counts leave out sources of credibility 0 and failure types whose events were all retracted.
 WITH
     {{half_life_in_force}} AS half_life,
