@@ -98,6 +98,7 @@ FROM
             FROM reputation_daily_sources
             ARRAY JOIN as_of_days AS as_of
             LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
+            -- the days any as_of reads, bounds of constants that the sort key prunes by; then each as_of's own
             WHERE {{scope}}
               AND day BETWEEN arrayMin(as_of_days) - (arrayMax(window_offsets) + {{window_days}} - 1)
                   AND arrayMax(as_of_days)
