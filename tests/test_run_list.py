@@ -142,16 +142,23 @@ def test_the_list_shows_each_runs_latest_version_filtered_newest_first(
 
 
 def test_a_page_beyond_the_newest_versions_is_read_from_every_version(embedded_store: Store, tenant: str) -> None:
-    """The newest versions hold neither the only unsafe runs (older than the 120 versions of 60 newer runs:
-    more than both rounds of candidates for a page of 2) nor the latest version of a run opened last and
-    finalized with an old run time: the list reads every version for them."""
+    """The newest versions that pass the filter are candidates: the only unsafe runs, older than the 120 versions
+    of 60 newer runs, and the latest version of a run opened last and finalized with an old run time are found
+    among the unsafe ones. The open versions of 61 runs since finalized fill both rounds of candidates for a
+    page of 2 (6, then 60), so the one run still open, older than all of them, is found by reading every version.
+    Broken on purpose: `_page_of_newest` answering `shown[:limit]` when the candidates did not fill the page →
+    this test fails (no open run)."""
     opened = RunRecord(tenant=tenant, run_id="run-late", identity="agent-a", created_at=START + timedelta(days=9),
                        run_at=START + timedelta(days=9), version=1, status="open")  # fmt: skip
-    newer = [
-        _finalized(RunRecord(tenant=tenant, run_id=f"run-new-{i:02d}", identity="agent-a", created_at=START,
-                             run_at=START, version=1, status="open"), 2, Finalized("ready_for_runtime", "ok", 600 + i))
+    still_open = RunRecord(tenant=tenant, run_id="run-still-open", identity="agent-a",
+                           created_at=START - timedelta(days=1), run_at=START - timedelta(days=1), version=1,
+                           status="open")  # fmt: skip
+    newer_opened = [
+        RunRecord(tenant=tenant, run_id=f"run-new-{i:02d}", identity="agent-a", created_at=START, run_at=START,
+                  version=1, status="open")
         for i in range(60)
     ]  # fmt: skip
+    newer = [_finalized(run, 2, Finalized("ready_for_runtime", "ok", 600 + i)) for i, run in enumerate(newer_opened)]
     older = [
         _finalized(RunRecord(tenant=tenant, run_id=f"run-old-{i}", identity="agent-a", created_at=START,
                              run_at=START, version=1, status="open"), 2, Finalized("unsafe_for_production", "ok", i))
@@ -159,10 +166,12 @@ def test_a_page_beyond_the_newest_versions_is_read_from_every_version(embedded_s
     ]  # fmt: skip
     late = _finalized(opened, 2, Finalized("unsafe_for_production", "ok", 10))
     with _merges_stopped(embedded_store):
-        _store_by_version(embedded_store, [opened, late, *newer, *older])
+        _store_by_version(embedded_store, [opened, late, *newer_opened, *newer, *older, still_open])
         unsafe = run_store.list_runs(embedded_store, tenant, readiness="unsafe_for_production", limit=2)
         first = run_store.list_runs(embedded_store, tenant, limit=3)
+        still_running = run_store.list_runs(embedded_store, tenant, status="open", limit=2)
     assert [(r.run_id, r.status) for r in unsafe] == [("run-late", "finalized"), ("run-old-2", "finalized")]
+    assert [(r.run_id, r.status) for r in still_running] == [("run-still-open", "open")]
     assert [r.run_id for r in first] == ["run-new-59", "run-new-58", "run-new-57"]
 
 

@@ -179,9 +179,9 @@ def summary_query(name: str) -> str:
     return render(load(name), {**filters, "summary_columns": ", ".join(SUMMARY_COLUMNS)})
 
 
-# How many of the newest versions a page of the runs list reads, per run shown, before it reads them all
-# (sql/runs_list_newest.sql): a run has an open and a finalized version, and filters on what changes
-# between versions (readiness, status ...) leave some out.
+# How many of the newest versions that pass the filters a page of the runs list reads, per run shown, before it
+# reads them all (sql/runs_list_newest.sql): a run's earlier versions (an open one before its finalized one)
+# may pass and take candidates' places.
 CANDIDATES_PER_RUN = (3, 30)
 
 
@@ -229,11 +229,12 @@ def list_runs(
 
 
 def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, limit: int) -> list[RunSummary] | None:
-    """The page from the newest `candidates` versions (sql/runs_list_newest.sql); None when they are not
-    every version there is and do not fill the page. A full page is exact: each run shown is at least as new
-    as the oldest candidate, and any run newer than that has its latest version among them. A version
-    stored twice (a retried insert the engine has not merged yet) counts twice among them and is shown once.
-    A run given a newer version between the two reads is left out of this one page (the next read shows it)."""
+    """The page from the newest `candidates` versions that pass the filters (sql/runs_list_newest.sql); None when
+    they are not every such version there is and do not fill the page. A full page is exact: each run shown is at
+    least as new as the oldest candidate, and any run newer than that whose latest version passes has that version
+    among them. A version stored twice (a retried insert the engine has not merged yet) counts twice among them
+    and is shown once. A run given a newer version between the two reads is left out of this one page (the next
+    read shows it)."""
     rows = dicts(
         store.client.query(summary_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
     )
@@ -241,9 +242,9 @@ def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, l
     shown: list[RunSummary] = []
     seen: set[tuple[str, int]] = set()
     for row in rows:
-        version, passes = row.pop("version"), row.pop("passes")
+        version = row.pop("version")
         key = (row["run_id"], version)
-        if passes and latest.get(row["run_id"]) == version and key not in seen:
+        if latest.get(row["run_id"]) == version and key not in seen:
             shown.append(summary_row(row))
         seen.add(key)
     if len(rows) == candidates and len(shown) < limit:
