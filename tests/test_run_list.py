@@ -35,7 +35,7 @@ EXECUTION = ("ok", "quality_failure", "execution_error")
 class Finalized:
     readiness: str
     execution_status: str
-    minutes: int  # its run time, from START; the open version's is its creation
+    minutes: int  # its run time, from START (the first finalized version's); the open version's is its creation
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Run:
     identity: str
     suite: str
     opened_minute: int
-    finalized: tuple[Finalized, ...]  # each a later version; none: the run is still open
+    finalized: tuple[Finalized, ...]  # each a later version, the first's re-diagnoses after it; none: still open
 
 
 finalized_versions = st.builds(Finalized, st.sampled_from(READINESS), st.sampled_from(EXECUTION), st.integers(0, 30))
@@ -74,7 +74,9 @@ def _versions(tenant: str, run_id: str, run: Run) -> list[RunRecord]:
     opened = START + timedelta(minutes=run.opened_minute)
     first = RunRecord(tenant=tenant, run_id=run_id, identity=run.identity, suite=run.suite, created_at=opened,
                       run_at=opened, version=1, status="open")  # fmt: skip
-    return [first, *(_finalized(first, version, f) for version, f in enumerate(run.finalized, 2))]
+    finalized = [_finalized(first, version, f) for version, f in enumerate(run.finalized, 2)]
+    # A finalized run's later versions are its re-diagnoses (service.services.rebuild), which keep its run time.
+    return [first, *(record.with_version(record.version, run_at=finalized[0].run_at) for record in finalized)]
 
 
 def _finalized(opened: RunRecord, version: int, f: Finalized) -> RunRecord:
@@ -185,3 +187,44 @@ def test_a_version_stored_twice_is_listed_once(embedded_store: Store, tenant: st
         writer.runs(embedded_store, [finalized])
         listed = run_store.list_runs(embedded_store, tenant, limit=5)
     assert [(r.run_id, r.status) for r in listed] == [("run-twice", "finalized")]
+
+
+def test_a_re_diagnosis_that_fails_the_filter_hides_the_version_before_it(embedded_store: Store, tenant: str) -> None:
+    """A finalized run re-diagnosed from unsafe to ready is not among the unsafe runs, though its first finalized
+    version passes the filter and is the newest unsafe version stored (a later one, newer than it, passes too).
+    Broken on purpose: the candidates' runs looked up only when open or at the LIMIT's cut, whatever the filter →
+    this test fails (run-rediagnosed shown as unsafe)."""
+    opened = [RunRecord(tenant=tenant, run_id=f"run-{name}", identity="agent-a", created_at=START, run_at=START,
+                        version=1, status="open") for name in ("rediagnosed", "older", "newer")]  # fmt: skip
+    unsafe = Finalized("unsafe_for_production", "ok", 10)
+    rediagnosed, older, newer = (_finalized(run, 2, unsafe) for run in opened)
+    older, newer = older.with_version(2, run_at=START), newer.with_version(2, run_at=START + timedelta(minutes=20))
+    ready = rediagnosed.with_version(3, readiness="ready_for_runtime")
+    with _merges_stopped(embedded_store):
+        _store_by_version(embedded_store, [*opened, rediagnosed, older, newer, ready])
+        listed = run_store.list_runs(embedded_store, tenant, readiness="unsafe_for_production", limit=5)
+    assert [r.run_id for r in listed] == ["run-newer", "run-older"]
+
+
+@pytest.mark.parametrize("first_stored", [2, 3])
+def test_a_later_version_tied_at_the_cut_of_the_candidates_is_found(
+    embedded_store: Store, tenant: str, first_stored: int
+) -> None:
+    """A page of 1 reads 3 candidates: two stale open versions (their runs finalized long before), then one of
+    the two versions of run-cut at the same place of the order (a re-diagnosis keeps the run time), in the order
+    the engine reads them; either way the page shows its re-diagnosis. Each version in a part of its own, stored
+    in either order. Broken on purpose: the oldest candidate's run not looked up → this test fails (the first
+    finalized version shown, for one of the two orders)."""
+    stale = [RunRecord(tenant=tenant, run_id=f"run-stale-{i}", identity="agent-a", created_at=START,
+                       run_at=START + timedelta(hours=i), version=1, status="open") for i in (1, 2)]  # fmt: skip
+    finalized_early = [_finalized(run, 2, Finalized("ready_for_runtime", "ok", -60)) for run in stale]
+    opened = RunRecord(tenant=tenant, run_id="run-cut", identity="agent-a", created_at=START, run_at=START, version=1,
+                       status="open")  # fmt: skip
+    first = _finalized(opened, 2, Finalized("ready_for_runtime", "ok", 30))
+    versions = {2: first, 3: first.with_version(3, readiness="unsafe_for_production")}
+    with _merges_stopped(embedded_store):
+        _store_by_version(embedded_store, [*stale, *finalized_early, opened])
+        writer.runs(embedded_store, [versions[first_stored]])
+        writer.runs(embedded_store, [versions[5 - first_stored]])
+        page = run_store.list_runs(embedded_store, tenant, limit=1)
+    assert [(r.run_id, r.readiness) for r in page] == [("run-cut", "unsafe_for_production")]

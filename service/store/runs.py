@@ -15,6 +15,7 @@ from service.store.queries import load
 from service.store.records import RUN_COLUMNS, SUMMARY_COLUMNS, RunRecord, RunSummary, run_record, summary_row
 from service.store.rows import as_utc, dicts, epoch_ms
 from service.store.templates import render
+from service.vocab import RunStatus
 
 
 def event_rows(
@@ -238,7 +239,9 @@ def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, l
     rows = dicts(
         store.client.query(summary_query("runs_list_newest"), parameters={**parameters, "candidates": candidates})
     )
-    latest = _latest_versions(store, parameters["tenant"], {row["run_id"] for row in rows})
+    latest = _newest_among(rows)
+    unsure = set(latest) if any(parameters[name] for name in CHANGING_FILTERS) else _unsure_runs(rows, latest)
+    latest |= _latest_versions(store, parameters["tenant"], unsure)
     shown: list[RunSummary] = []
     seen: set[tuple[str, int]] = set()
     for row in rows:
@@ -250,6 +253,31 @@ def _page_of_newest(store: Store, parameters: dict[str, Any], candidates: int, l
     if len(rows) == candidates and len(shown) < limit:
         return None
     return shown[:limit]
+
+
+# The filters on what a run's versions change (sql/runs_filters/verdict.sql): a later version may fail one that
+# an earlier one passes, and so not be among the candidates.
+CHANGING_FILTERS = ("readiness", "execution_status", "primary_failure", "status")
+
+
+def _newest_among(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Each candidate run's highest version among the candidates."""
+    newest: dict[str, int] = {}
+    for row in rows:
+        newest[row["run_id"]] = max(row["version"], newest.get(row["run_id"], 0))
+    return newest
+
+
+def _unsure_runs(rows: Sequence[dict[str, Any]], newest: dict[str, int]) -> set[str]:
+    """The candidate runs whose latest version may not be among the candidates, when only filters that no
+    version changes apply: a run whose newest candidate is open (its finalized version has its events' end for
+    its run time, which may be earlier), and the oldest candidate's run (a later version of it in the same
+    place of the order may be cut by the LIMIT). A finalized version's later versions are its re-diagnoses
+    (service.services.rebuild), at its run time: they come no later in the order and are among the candidates."""
+    unsure = {
+        row["run_id"] for row in rows if row["version"] == newest[row["run_id"]] and row["status"] == RunStatus.OPEN
+    }
+    return unsure | {rows[-1]["run_id"]} if rows else unsure
 
 
 def _latest_versions(store: Store, tenant: str, run_ids: set[str]) -> dict[str, int]:
