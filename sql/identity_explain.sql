@@ -62,7 +62,7 @@ WITH
             by_reference,
             offset_days,
             {as_of:Date} - offset_days AS window_end,
-            ifNull(known.credibility, {{default_credibility}}) AS credibility,
+            {{credibility}} AS credibility,
             toDecimal256(credibility * {{decay}}, 18) AS factor,
             weighted * factor AS moved,
             weighed_plain * factor AS weighed,
@@ -74,7 +74,7 @@ WITH
             capped_events,
             capped_rows
         FROM stored
-        LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
+        {{credibilities_join}}
         ARRAY JOIN explained_offsets AS offset_days
         WHERE day BETWEEN window_end - ({{window_days}} - 1) AND window_end AND (NOT by_reference OR offset_days = 0)
     )

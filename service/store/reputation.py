@@ -36,7 +36,13 @@ from service.reputation.rebuild import Occupant
 from service.settings import Settings
 from service.store import writer
 from service.store.client import Store
-from service.store.definitions import EACH_DAY, REFRESH_MARGIN_SECONDS, formula_query
+from service.store.definitions import (
+    BOUND_WEIGHTS,
+    EACH_DAY,
+    REFRESH_MARGIN_SECONDS,
+    bound_weights,
+    formula_query,
+)
 from service.store.keyed_locks import KeyedLocks
 from service.store.queries import load
 from service.store.recent_writes import RecentWrites
@@ -280,8 +286,8 @@ def identity_reputations(store: Store, tenant: str, identity: str, days: Sequenc
     """SPEC §7 for one identity on each of some days, from the daily aggregates, by the query of the view
     reputation_at (so both always agree), in one read; a day on which it has no event in the days the windows
     span is left out."""
-    parameters = {"tenant": tenant, "identity": identity, "as_of_days": list(days)}
-    query = formula_query("definitions/reputation_at", ONE_IDENTITY, EACH_DAY)
+    parameters = {"tenant": tenant, "identity": identity, "as_of_days": list(days), **bound_weights(store, tenant)}
+    query = formula_query("definitions/reputation_at", ONE_IDENTITY, EACH_DAY, BOUND_WEIGHTS)
     return {
         row["as_of"]: {key: value for key, value in row.items() if key not in ROW_KEYS}
         for row in dicts(store.client.query(query, parameters=parameters))
@@ -318,8 +324,8 @@ def refreshed_reputation(
 
 def explanation_rows(store: Store, tenant: str, identity: str, as_of: date) -> list[dict[str, Any]]:
     """The parts of sql/identity_explain.sql (event_type, category, reference, capped rows) for one identity."""
-    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of}
-    return dicts(store.client.query(formula_query("identity_explain"), parameters=parameters))
+    parameters = {"tenant": tenant, "identity": identity, "as_of": as_of, **bound_weights(store, tenant)}
+    return dicts(store.client.query(formula_query("identity_explain", weights=BOUND_WEIGHTS), parameters=parameters))
 
 
 def list_identities(

@@ -74,7 +74,7 @@ FROM
             -- decay, as an exact decimal, so that the products add up to the same sum however the engine split or
             -- merged a day's sums (no merge of the parts first).
             WITH
-                ifNull(known.credibility, {{default_credibility}}) AS credibility,
+                {{credibility}} AS credibility,
                 arrayMap(
                     window_end -> toDecimal256(
                         credibility * if(day BETWEEN window_end - ({{window_days}} - 1) AND window_end, {{decay}}, 0.), 18),
@@ -97,7 +97,7 @@ FROM
                 sumMapIf(failures, counted) AS category_failures
             FROM reputation_daily_sources
             ARRAY JOIN as_of_days AS as_of
-            LEFT JOIN {{credibilities_set}} AS known USING (tenant, source)
+            {{credibilities_join}}
             -- the days any as_of reads, bounds of constants that the sort key prunes by; then each as_of's own
             WHERE {{scope}}
               AND day BETWEEN arrayMin(as_of_days) - (arrayMax(window_offsets) + {{window_days}} - 1)
