@@ -5,26 +5,24 @@
 --               offset: the one ending that many days earlier), the counted events (not capped, credible),
 --               Σδ·c·w, Σc·w and the type's own score;
 --   category:   the same per category and window over all its types, and the category's score;
---   reference:  the 10 references (runs, sessions, transactions ...) of the current window whose counted
---               events moved the score most, by |Σδ·c·w|; a signal posted without a reference counts under
---               its event type (reference_id '', event_type set), so a failed payment is listed beside the
---               runs. Each with `points`: what it adds to the overall score as reported (its Σδ·c·w over its
---               category's Σc·w, weighed as the category is in the overall: Σ_c w_c·moved_c/weight_c / Σ w_c
---               over the categories with events, on the reported scale), which breaks ties of |Σδ·c·w| (ten
---               runs at +1.0 move the score less than one failed payment at -1.0);
+--   reference:  the references (runs, sessions, transactions ...) of the current window whose counted events
+--               moved the score at least as much as the tenth one, by |Σδ·c·w|; a signal posted without a
+--               reference counts under its event type (reference_id '', event_type set), so a failed payment
+--               is listed beside the runs. Each with its Σδ·c·w per category (moved_by_category), from which
+--               service.reputation.explain computes what it adds to the overall score (its points, which break
+--               ties of |Σδ·c·w|) with the current window's category rows, and takes the top 10;
 --   capped:     per source, the events of the current window stored over the daily cap.
 -- The event types, categories and capped events come from the identity's daily sums per event type and
 -- source (reputation_daily_types, migrations/0024), each day's sums weighed as the reputation weighs its daily
--- sums; the references from its raw events of the current window that count, each event weighed alone. One row stream holds both (`by_reference` tells them
--- apart), summed in one GROUPING SETS read, so a reference's points take the categories' Σc·w from the
--- category rows of the same read. A retraction (sign -1, migrations/0010) takes its event out of every figure:
--- the sums and counts are signed, and a type, category or reference whose events were all retracted is left
--- out.
+-- sums; the references from its raw events of the current window that count, each event weighed alone. One row
+-- stream holds both (`by_reference` tells them apart), summed in one GROUPING SETS read, so a reference's
+-- points take the categories' Σc·w from the category rows of the same read. A retraction (sign -1,
+-- migrations/0010) takes its event out of every figure: the sums and counts are signed, and a type, category or
+-- reference whose events were all retracted is left out.
 WITH
     {{half_life_in_force}} AS half_life,
     arraySlice({{window_offsets}}, 1, 2) AS explained_offsets,
     {{reported_score}} AS reported_score,
-    mapFromArrays({{categories}}, {{category_weights}}) AS category_weight_of,
     stored AS
     (
         -- per day, source, category and event type: the sums of the events that count, and the capped ones
@@ -78,71 +76,43 @@ WITH
         ARRAY JOIN explained_offsets AS offset_days
         WHERE day BETWEEN window_end - ({{window_days}} - 1) AND window_end AND (NOT by_reference OR offset_days = 0)
     )
--- The layers below each name what the next one reads: with each figure computed once in a layer of its own,
--- instead of as aliases used many times in one SELECT, the engine analyzes and plans the query in about two
--- thirds of the time (measured, bench/README.md "The explanation's planning"; its plan still shows the
--- expressions expanded, so the saving is in the analysis, not in fewer expressions run).
+-- A reference's points (what it adds to the overall score: service.reputation.explain) and the ten references
+-- shown are the service's; this read sends the references that can be among them: those whose |Σδ·c·w| is at
+-- least the tenth largest, with its ties, which the points break.
 SELECT part, category, named_type AS event_type, reference_type, reference_id, source, offset_days, events,
-       weighted_delta, weight, score, points
+       weighted_delta, weight, score, moved_by_category
 FROM
 (
     SELECT
         *,
-        if(part = 'reference', arrayMap(reported_score, [share])[1] - arrayMap(reported_score, [0.])[1], 0.) AS points,
-        row_number() OVER (PARTITION BY part ORDER BY events = 0, abs(weighted_delta) DESC, abs(points) DESC,
-                           reference_type, reference_id, named_type) AS rank
+        part IN ('event_type', 'category') AS scored,
+        if(part = 'reference', signal_type, event_type) AS named_type,
+        multiIf(scored, counted_sum, part = 'reference', referenced_sum, capped_sum) AS events,
+        multiIf(scored, moved_counted, part = 'reference', moved_referenced, 0.) AS weighted_delta,
+        multiIf(scored, weighed_counted, part = 'reference', weighed_referenced, 0.) AS weight,
+        if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
+        -- the tenth largest |Σδ·c·w| of the references with events (0 with fewer)
+        arrayReverseSort(groupArrayIf(abs(weighted_delta), part = 'reference' AND events != 0) OVER ())[10] AS tenth
     FROM
     (
-        -- a reference's share of the overall score: its Σδ·c·w per category over the category's Σc·w, weighed as
-        -- the categories with events are in the overall
         SELECT
-            *,
-            if(part = 'reference',
-               arraySum(arrayMap(
-                   (c, m) -> if(mapContains(current_weights, c), category_weight_of[c] * m / current_weights[c], 0.),
-                   mapKeys(moved_by_category), mapValues(moved_by_category)))
-                   / arraySum(arrayMap(c -> category_weight_of[c], mapKeys(current_weights))),
-               0.) AS share
-        FROM
-        (
-            -- the current window's categories with a Σc·w, and that Σc·w (the category rows of this read)
-            SELECT
-                *,
-                sumMapIf(map(category, weight), part = 'category' AND offset_days = 0 AND weight != 0) OVER ()
-                    AS current_weights
-            FROM
-            (
-                SELECT
-                    *,
-                    part IN ('event_type', 'category') AS scored,
-                    if(part = 'reference', signal_type, event_type) AS named_type,
-                    multiIf(scored, counted_sum, part = 'reference', referenced_sum, capped_sum) AS events,
-                    multiIf(scored, moved_counted, part = 'reference', moved_referenced, 0.) AS weighted_delta,
-                    multiIf(scored, weighed_counted, part = 'reference', weighed_referenced, 0.) AS weight,
-                    if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score
-                FROM
-                (
-                    SELECT
-                        multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
-                                grouping(reference_id) = 0, 'reference', 'capped') AS part,
-                        category, event_type, signal_type, reference_type, reference_id, source, offset_days,
-                        sumIf(counted_events, counted) AS counted_sum,
-                        sumIf(counted_events, referenced) AS referenced_sum,
-                        sumIf(capped_events, kept_out) AS capped_sum,
-                        toFloat64(sumIf(moved, counted)) AS moved_counted,
-                        toFloat64(sumIf(moved, referenced)) AS moved_referenced,
-                        toFloat64(sumIf(weighed, counted)) AS weighed_counted,
-                        toFloat64(sumIf(weighed, referenced)) AS weighed_referenced,
-                        mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced))
-                            AS moved_by_category,
-                        sumIf(capped_rows, kept_out) AS capped_rows
-                    FROM window_events
-                    GROUP BY GROUPING SETS (
-                        (category, event_type, offset_days), (category, offset_days),
-                        (reference_type, reference_id, signal_type), (source))
-                )
-            )
-        )
+            multiIf(grouping(event_type) = 0, 'event_type', grouping(offset_days) = 0, 'category',
+                    grouping(reference_id) = 0, 'reference', 'capped') AS part,
+            category, event_type, signal_type, reference_type, reference_id, source, offset_days,
+            sumIf(counted_events, counted) AS counted_sum,
+            sumIf(counted_events, referenced) AS referenced_sum,
+            sumIf(capped_events, kept_out) AS capped_sum,
+            toFloat64(sumIf(moved, counted)) AS moved_counted,
+            toFloat64(sumIf(moved, referenced)) AS moved_referenced,
+            toFloat64(sumIf(weighed, counted)) AS weighed_counted,
+            toFloat64(sumIf(weighed, referenced)) AS weighed_referenced,
+            mapApply((c, m) -> (c, toFloat64(m)), sumMapIf(map(category, moved), referenced))
+                AS moved_by_category,
+            sumIf(capped_rows, kept_out) AS capped_rows
+        FROM window_events
+        GROUP BY GROUPING SETS (
+            (category, event_type, offset_days), (category, offset_days),
+            (reference_type, reference_id, signal_type), (source))
     )
 )
-WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR rank <= 10)
+WHERE if(part = 'capped', capped_rows > 0, events != 0) AND (part != 'reference' OR abs(weighted_delta) >= tenth)

@@ -183,3 +183,12 @@ def test_the_figures_are_the_same_bits_however_the_parts_hold_the_daily_sums(fre
             rows = reputation_store.explanation_rows(store, "whole", identity, today)
             explained = {r["category"]: r["score"] for r in rows if r["part"] == "category" and r["offset_days"] == 0}
             assert explained and explained == {category: read[category] for category in explained}, identity
+
+
+def test_the_reported_score_is_the_same_in_python_as_in_sql(embedded_store: Store) -> None:
+    """An explanation's points are computed in Python from the formula's figures (service.reputation.explain),
+    on the scale the SQL reports its scores on: model.reported_score is REPORTED_SCORE_SQL to the bit."""
+    scores = [-1.0, -0.37, 0.0, 1e-9, 0.123456789, 2 / 3, 1.0]
+    query = f"SELECT arrayMap({model.REPORTED_SCORE_SQL}, {{scores:Array(Float64)}})"
+    in_sql = embedded_store.client.query(query, parameters={"scores": scores}).result_rows[0][0]
+    assert in_sql == [model.reported_score(score) for score in scores]

@@ -56,6 +56,20 @@ def _category(types: list[dict[str, Any]], totals: list[dict[str, Any]]) -> dict
     }
 
 
+def _points(references: list[dict[str, Any]], totals: list[dict[str, Any]]) -> None:
+    """What each reference adds to the overall score as reported: its Σδ·c·w per category over the category's
+    Σc·w in the current window (`totals`, the category rows), weighed as the categories with a Σc·w are in the
+    overall score, on the reported scale; 0 when no category has one (the overall score is none)."""
+    weights = {r["category"]: r["weight"] for r in totals if r["offset_days"] == 0 and r["weight"] != 0}
+    total = sum(model.CATEGORY_WEIGHTS[category] for category in sorted(weights))
+    for reference in references:
+        moved = sorted(reference["moved_by_category"].items())
+        share = (
+            sum(model.CATEGORY_WEIGHTS[c] * m / weights[c] for c, m in moved if c in weights) / total if total else 0.0
+        )
+        reference["points"] = model.reported_score(share) - model.reported_score(0.0)
+
+
 def _top_references(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """By |Σδ·c·w|, ties by what each adds to the overall score; a signal without a reference is named by
     its event type."""
@@ -107,6 +121,7 @@ def explanation(identity: str, as_of: date, rows: list[dict[str, Any]]) -> dict[
     parts: dict[str, list[dict[str, Any]]] = {"event_type": [], "category": [], "reference": [], "capped": []}
     for row in rows:
         parts[row["part"]].append(row)
+    _points(parts["reference"], parts["category"])
     categories = {
         c: _category(
             [r for r in parts["event_type"] if r["category"] == c], [r for r in parts["category"] if r["category"] == c]

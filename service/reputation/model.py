@@ -36,8 +36,14 @@ DEFAULT_CREDIBILITY = 1.0
 # The decay factor of a row of `day` in the window ending at `window_end`, with `half_life` days in force
 # (0: none): 2^(-(window_end - day) / half_life), whole days.
 DECAY_SQL = "if(half_life = 0, 1., exp2(toInt32(day - window_end) / half_life))"
-# A score S in [-1, 1] (a category's Σδ·c·w / Σc·w, or the weighted mean of those) as reported, on 0..100.
+# A score S in [-1, 1] (a category's Σδ·c·w / Σc·w, or the weighted mean of those) as reported, on 0..100:
+# in SQL for the formula's templates, and in Python for what an explanation computes from their figures
+# (tests/test_reputation_formula.py holds the two equal).
 REPORTED_SCORE_SQL = "score -> 50 * (1 + score)"
+
+
+def reported_score(score: float) -> float:
+    return 50 * (1 + score)
 
 
 # The formula's version: a signed statement names it with its parameters (SPEC §15). A change of the formula
