@@ -37,9 +37,10 @@ READ_TIME_WEIGHTS = {
     ),
     "credibility": f"ifNull(known.credibility, {formula_sql()['default_credibility']})",
 }
-# A read of one tenant's identity takes the same values as parameters (`bound_weights`, read by
-# sql/formula_weights.sql just before): the engine plans the read in about 7 ms less without the join and the
-# scalar subquery, and runs it in about 10 ms less (bench/README.md, "The weights bound to a read").
+# A read of one tenant's identities takes the same values as parameters (`bound_weights`, read by
+# sql/formula_weights.sql just before): without the join and the scalar subquery the engine has less to plan
+# for each read (bench/README.md, "The runs list without looking up finalized versions, and the per-identity
+# reads' planning").
 BOUND_WEIGHTS = {
     "half_life_in_force": "{half_life:Float64}",
     "credibilities_join": "",
