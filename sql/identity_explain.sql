@@ -91,8 +91,10 @@ FROM
         multiIf(scored, moved_counted, part = 'reference', moved_referenced, 0.) AS weighted_delta,
         multiIf(scored, weighed_counted, part = 'reference', weighed_referenced, 0.) AS weight,
         if(scored, arrayMap(reported_score, [weighted_delta / nullIf(weight, 0)])[1], NULL) AS score,
-        -- the tenth largest |Σδ·c·w| of the references with events (0 with fewer)
-        arrayReverseSort(groupArrayIf(abs(weighted_delta), part = 'reference' AND events != 0) OVER ())[10] AS tenth
+        -- the tenth largest |Σδ·c·w| of the references with events (0 with fewer): one value a row, in one sort
+        nth_value(abs(weighted_delta), 10) OVER (
+            PARTITION BY part = 'reference' AND events != 0 ORDER BY abs(weighted_delta) DESC
+            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS tenth
     FROM
     (
         SELECT
