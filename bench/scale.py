@@ -294,6 +294,17 @@ def _refresh_at_rest(store: Store) -> None:
     reputation_store.refresh_scores(store)
 
 
+@contextmanager
+def _scheduled_refreshes_stopped(store: Store) -> Iterator[None]:
+    """The fleet table's scheduled refreshes held off: a full pass (about 20 s of both cores at 100,000,000
+    events) asked for while the reads are timed would run under them, as it does once a day in service."""
+    store.client.command("SYSTEM STOP VIEW reputation_scores_mv")
+    try:
+        yield
+    finally:
+        store.client.command("SYSTEM START VIEW reputation_scores_mv")
+
+
 def measure(store: Store, scale: Scale, today: date, rest: bool = True) -> Figures:
     """The service's reads on the filled store: one identity's reputation, explanation and 90-day history,
     the fleet table's refreshes, the fleet list and the runs list; the peak RSS of this process, which opened
@@ -310,10 +321,13 @@ def measure(store: Store, scale: Scale, today: date, rest: bool = True) -> Figur
     read = noted(
         "read", _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
     )
-    writer.full_refresh_request(store, datetime.now(UTC))  # every fleet row stale, no figure changed
-    stale_read = noted(
-        "stale read", _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200)
-    )
+    with _scheduled_refreshes_stopped(store):
+        writer.full_refresh_request(store, datetime.now(UTC))  # every fleet row stale, no figure changed
+        stale_read = noted(
+            "stale read",
+            _per_identity(scale, lambda name: reputation.reputation_report(store, TENANT, name, today), 200),
+        )
+    reputation_store.refresh_scores(store)  # the full pass asked for, now rather than under the next reads
     explained = noted("explain", _per_identity(scale, lambda name: reputation.explain(store, TENANT, name, today), 100))
     history = noted(
         "history", _per_identity(scale, lambda name: reputation.history(store, TENANT, name, 90, today), 200)
