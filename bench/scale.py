@@ -211,7 +211,7 @@ def settle(store: Store, limit_seconds: float = 3600, quiet_looks: int = 3) -> f
 
 # The runs list's first page's first reads in a process, shown apart from its latencies: they load the marks and
 # primary indexes of the runs table and its projections that the engine keeps loaded after (bench/README.md,
-# "The runs list without looking up finalized versions").
+# "The runs list without looking up finalized versions, and the per-identity reads' planning").
 FIRST_READS = 5
 
 
@@ -296,8 +296,8 @@ def _refresh_at_rest(store: Store) -> None:
 
 @contextmanager
 def _scheduled_refreshes_stopped(store: Store) -> Iterator[None]:
-    """The fleet table's scheduled refreshes held off: a full pass (about 20 s of both cores at 100,000,000
-    events) asked for while the reads are timed would run under them, as it does once a day in service."""
+    """The fleet table's scheduled refreshes held off: a full pass, which takes both cores for a while on a large
+    store, asked for while the reads are timed would run under them, as it does once a day in service."""
     store.client.command("SYSTEM STOP VIEW reputation_scores_mv")
     try:
         yield
