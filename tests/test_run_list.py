@@ -206,9 +206,9 @@ def test_a_re_diagnosis_that_fails_the_filter_hides_the_version_before_it(embedd
     assert [r.run_id for r in listed] == ["run-newer", "run-older"]
 
 
-@pytest.mark.parametrize("first_stored", [2, 3])
+@pytest.mark.parametrize("stored_first", ["finalized", "re-diagnosed"])
 def test_a_later_version_tied_at_the_cut_of_the_candidates_is_found(
-    embedded_store: Store, tenant: str, first_stored: int
+    embedded_store: Store, tenant: str, stored_first: str
 ) -> None:
     """A page of 1 reads 3 candidates: two stale open versions (their runs finalized long before), then one of
     the two versions of run-cut at the same place of the order (a re-diagnosis keeps the run time), in the order
@@ -221,10 +221,11 @@ def test_a_later_version_tied_at_the_cut_of_the_candidates_is_found(
     opened = RunRecord(tenant=tenant, run_id="run-cut", identity="agent-a", created_at=START, run_at=START, version=1,
                        status="open")  # fmt: skip
     first = _finalized(opened, 2, Finalized("ready_for_runtime", "ok", 30))
-    versions = {2: first, 3: first.with_version(3, readiness="unsafe_for_production")}
+    rediagnosed = first.with_version(3, readiness="unsafe_for_production")
+    in_order = [first, rediagnosed] if stored_first == "finalized" else [rediagnosed, first]
     with _merges_stopped(embedded_store):
         _store_by_version(embedded_store, [*stale, *finalized_early, opened])
-        writer.runs(embedded_store, [versions[first_stored]])
-        writer.runs(embedded_store, [versions[5 - first_stored]])
+        for version in in_order:
+            writer.runs(embedded_store, [version])
         page = run_store.list_runs(embedded_store, tenant, limit=1)
     assert [(r.run_id, r.readiness) for r in page] == [("run-cut", "unsafe_for_production")]
