@@ -13,7 +13,9 @@ while a read is in flight or another tenant's write that is no flood runs, up to
 its steps, so that work has the interpreter to itself (SPEC §13: one tenant's flood never slows another
 tenant's writes beyond its share, nor any read). The pool says, for the job a thread runs, whether it
 should (`yielding`); the long loops of a write (decoding OTLP, building rows) step aside every STEP items
-(`stepping`).
+(`stepping`). Such a job's inserts also run at the lowest OS priority on the embedded engine (`lowered`,
+service.store.client), and any other write's at the engine's own: the kernel then gives another tenant's
+write the cores before a flood's, where every write at the lowest priority shared them evenly.
 
 Some steps of a write hold the lock with no loop to step aside in: parsing a large body, diagnosing a run
 of 10,000 events, the driver encoding its rows. The interpreter makes such a thread hand the lock over
@@ -27,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 Item = TypeVar("Item")
@@ -55,23 +58,51 @@ reads = ReadsInFlight()
 PAUSE_SECONDS = 0.05  # the longest a flooding write waits at one step
 PAUSE_STEP_SECONDS = 0.001
 STEP = 64  # items of a long loop between two steps aside
-_job = threading.local()  # `behind`: the pool's answer, for the job this thread runs, to "should it pause?"
+_job = threading.local()  # `answers`: the pool's JobAnswers for the job this thread runs
+
+
+@dataclass(frozen=True)
+class JobAnswers:
+    """The write pool's answers for one job: whether it should pause now (`behind`), and whether its engine
+    work runs at the lowest OS priority (`lowered`: a background job, or a tenant's that floods)."""
+
+    behind: Callable[[], bool]
+    lowered: Callable[[], bool]
 
 
 @contextmanager
-def yielding(behind: Callable[[], bool]) -> Iterator[None]:
-    """Within it, this thread's steps aside pause while `behind()` says the job should (the write pool's)."""
-    _job.behind = behind
+def yielding(answers: JobAnswers | None) -> Iterator[None]:
+    """Within it, this thread's steps aside and engine work follow the pool's `answers` for its job."""
+    before = getattr(_job, "answers", None)
+    _job.answers = answers
     try:
         yield
     finally:
-        _job.behind = None
+        _job.answers = before
+
+
+def carried(call: Callable[[], Result]) -> Callable[[], Result]:
+    """`call` to run on another thread (a statement beside the job's) under this thread's job answers."""
+    answers = getattr(_job, "answers", None)
+
+    def run() -> Result:
+        with yielding(answers):
+            return call()
+
+    return run
 
 
 def behind_others() -> bool:
     """Whether the job this thread runs should pause now (its pool's answer; False outside a job)."""
-    behind: Callable[[], bool] | None = getattr(_job, "behind", None)
-    return behind is not None and behind()
+    answers: JobAnswers | None = getattr(_job, "answers", None)
+    return answers is not None and answers.behind()
+
+
+def lowered() -> bool:
+    """Whether the engine work of the job this thread runs goes at the lowest OS priority (False outside a
+    job: a write no pool schedules, as the CLI's in-process ones are)."""
+    answers: JobAnswers | None = getattr(_job, "answers", None)
+    return answers is not None and answers.lowered()
 
 
 def step_aside() -> None:

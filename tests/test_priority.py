@@ -1,10 +1,12 @@
-"""Reads first (service.priority): the write path's Python steps aside only while reads are in flight, and
-the API counts its reads (GET, HEAD) exactly while they run."""
+"""Reads first (service.priority): the write path's Python steps aside only while reads are in flight, the
+API counts its reads (GET, HEAD) exactly while they run, and only the engine work of a job that gives way
+runs at the lowest OS priority."""
 
 import asyncio
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +18,7 @@ from starlette.routing import Route
 from service import priority
 from service.api.app import create_app
 from service.api.reads_first import ReadsFirstMiddleware
-from service.priority import reads, stepping_aside
+from service.priority import JobAnswers, lowered, reads, stepping_aside, yielding
 from service.settings import Settings
 from service.store.client import Store
 
@@ -76,3 +78,47 @@ def test_the_service_serves_with_its_switch_interval(embedded_store: Store, tmp_
     asyncio.run(serve_and_stop())
     assert serving == [pytest.approx(0.00025)]
     assert sys.getswitchinterval() == before
+
+
+def _inserted_priorities(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The os_thread_priority each insert of this thread's client asks for (None: the default), recorded on
+    the way to the real engine."""
+    seen: list[object] = []
+    client = store.client
+    create = client.create_insert_context
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        seen.append((kwargs.get("settings") or {}).get("os_thread_priority"))
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(client, "create_insert_context", recorded)
+    return seen
+
+
+def test_only_the_inserts_of_a_job_that_gives_way_run_at_the_lowest_priority(
+    fresh_database: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background job's or a flooding tenant's insert runs at nice 19 on the embedded engine; another
+    tenant's write, and a write no pool schedules, at the engine's own priority, so that the flood's inserts
+    do not hold it up (SPEC §13). Broken on purpose: `lowered()` ignored in Store.insert (every insert at 19,
+    or none) → this test fails."""
+    store = fresh_database
+    store.client.command("CREATE TABLE given_way (a UInt64) ENGINE = MergeTree ORDER BY a")
+    seen = _inserted_priorities(store, monkeypatch)
+    store.insert("given_way", [[1]], ["a"])
+    with yielding(JobAnswers(behind=lambda: False, lowered=lambda: True)):
+        store.insert("given_way", [[2]], ["a"])
+    with yielding(JobAnswers(behind=lambda: False, lowered=lambda: False)):
+        store.insert("given_way", [[3]], ["a"])
+    assert seen == [None, 19, None]
+    assert store.client.query("SELECT count() FROM given_way").result_rows == [(3,)]
+
+
+def test_the_statements_run_beside_a_job_carry_its_answers(embedded_store: Store) -> None:
+    """Store.together runs a job's statements on threads of their own: each gives way as the job does.
+    Broken on purpose: `carried(call)` → `call` in Store.together → this test fails."""
+    seen: list[bool] = []
+    with yielding(JobAnswers(behind=lambda: False, lowered=lambda: True)):
+        embedded_store.together(lambda: seen.append(lowered()), lambda: seen.append(lowered()))
+    embedded_store.together(lambda: seen.append(lowered()), lambda: seen.append(lowered()))
+    assert seen == [True, True, False, False]

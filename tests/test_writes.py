@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from service.api.writes import MAX_GROUP, GroupKind, Writes
-from service.priority import behind_others, reads
+from service.priority import behind_others, lowered, reads
 from service.testing.live import wait_until
 
 
@@ -224,6 +224,37 @@ def test_a_flooding_tenant_and_background_jobs_pause_for_another_tenants_write()
         assert alone is False  # no other tenant's write runs now
     finally:
         b_release.set()
+        pool.stop()
+
+
+def test_a_flooding_tenants_and_a_background_jobs_engine_work_gives_way() -> None:
+    """A job's engine work goes at the lowest priority (service.priority.lowered) while its tenant has more
+    jobs queued, and for a background job; a job of a tenant with nothing queued behind it does not, even
+    beside a flood. Broken on purpose: `_lowered`'s `background or bool(state.queue)` → `bool(state.queue)`
+    (background jobs at full priority), or → `True` (every write lowered) → this test fails."""
+    pool = Writes(workers=4, per_tenant=3)
+    release, asked = threading.Event(), {}
+
+    def job(name: str) -> None:
+        release.wait(10)
+        asked[name] = lowered()
+
+    try:
+        flood = [pool.submit("a", lambda n=f"a{i}": job(n)) for i in range(4)]
+        assert wait_until(lambda: sum(future.running() for future in flood) == 3, interval=0.01)
+        lone = pool.submit("b", lambda: job("b"))
+        assert wait_until(lone.running, interval=0.01)
+        release.set()
+        for future in (*flood, lone):
+            future.result(10)
+        done = threading.Event()
+        pool.submit_once("c", "sweep", lambda: asked.update(c=lowered()), lambda _: done.set())
+        assert done.wait(10)
+        assert asked["b"] is False and asked["c"] is True
+        assert [asked[f"a{i}"] for i in range(3)].count(True) >= 1  # one at least asked while a3 was queued
+        assert asked["a3"] is False  # the last, with nothing queued behind it
+    finally:
+        release.set()
         pool.stop()
 
 

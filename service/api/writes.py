@@ -14,8 +14,9 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
 - Between the steps of a job the writer steps aside for the reads in flight (service.priority): it gives
   up the interpreter's lock for an instant, so a read waiting for it goes first; and a job of a tenant
   that floods (more of its jobs queued), and a background job, pause there while a read, or another
-  tenant's job that a client waits on, runs (`_behind`): a flood, or what it leaves to finalize, costs the
-  others neither a core nor the interpreter's lock.
+  tenant's job that a client waits on, runs (`_behind`), and their inserts run at the lowest OS priority
+  (`_lowered`): a flood, or what it leaves to finalize, costs the others neither a core nor the
+  interpreter's lock.
 """
 
 import asyncio
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from service.priority import reads, yielding
+from service.priority import JobAnswers, reads, yielding
 
 log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
@@ -167,20 +168,25 @@ class Writes:
         tenant, jobs = taken
         background = jobs[0].background
         try:
-            with yielding(partial(self._behind, tenant, background)):
+            answers = JobAnswers(partial(self._behind, tenant, background), partial(self._lowered, tenant, background))
+            with yielding(answers):
                 _answer(jobs)
         finally:
             with self._changed:
                 self._finished(tenant, background)
         return True
 
-    def _behind(self, tenant: str, background: bool) -> bool:
-        """Whether a job of `tenant` should pause now (service.priority): it is a background job, or the
-        tenant floods (it has jobs queued behind the running ones), and a read is in flight or another
-        tenant that does not flood runs a job a client waits on. Read without the lock, at each step of a
-        job: a stale answer costs one step at most."""
+    def _lowered(self, tenant: str, background: bool) -> bool:
+        """Whether a job of `tenant` gives way to the others (service.priority): it is a background job, or
+        the tenant floods (it has jobs queued behind the running ones). Read without the lock, at each step
+        and statement of a job: a stale answer costs one of them at most."""
         state = self._tenants.get(tenant)
-        if state is None or not (background or state.queue):
+        return state is not None and (background or bool(state.queue))
+
+    def _behind(self, tenant: str, background: bool) -> bool:
+        """Whether a job of `tenant` should pause now: it gives way (`_lowered`), and a read is in flight or
+        another tenant that does not flood runs a job a client waits on."""
+        if not self._lowered(tenant, background):
             return False
         if reads.count:
             return True

@@ -17,6 +17,7 @@ from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, ProgrammingError
 
 from service.errors import StoreLocked, StoreUnavailable
+from service.priority import carried, lowered
 from service.settings import Settings
 from service.store import cluster
 
@@ -149,8 +150,9 @@ def _open_embedded(path: Path, database: str | None, engine: dict[str, int] | No
 # handle only, so statements on distinct clients (one per thread) run in parallel there as on a server.
 _WRITERS = 4
 # On the embedded engine the service's reads and writes share the same cores: the engine threads running a
-# write drop to the lowest OS priority while it runs (nice 19), so a read is never stuck behind them.
-_EMBEDDED_WRITE_SETTINGS = {"os_thread_priority": 19}
+# write that gives way (a background job's, a flooding tenant's: service.priority.lowered) drop to the lowest
+# OS priority while it runs (nice 19), so neither a read nor another tenant's write is stuck behind them.
+_GIVING_WAY = {"os_thread_priority": 19}
 # Reads started beside the caller's (`Store.beside`): threads of their own, so that they never queue behind
 # the writes of `together`.
 _READERS = 4
@@ -226,10 +228,10 @@ class Store:
         column_names: Sequence[str],
         settings: dict[str, Any] | None = None,
     ) -> None:
-        """One INSERT of `rows`; on the embedded engine at write priority (see _EMBEDDED_WRITE_SETTINGS).
+        """One INSERT of `rows`; on the embedded engine at the lowest priority when its job gives way (_GIVING_WAY).
         The columns' types are asked of ClickHouse on a table's first insert only (a DESCRIBE, which was a
         query of its own before every insert)."""
-        priority = _EMBEDDED_WRITE_SETTINGS if self.dsn.startswith("chdb://") else {}
+        priority = _GIVING_WAY if self.dsn.startswith("chdb://") and lowered() else {}
         key = (table, tuple(column_names))
         context = self.client.create_insert_context(
             table, column_names, column_types=self._column_types.get(key), settings={**priority, **(settings or {})}
@@ -251,7 +253,7 @@ class Store:
         """Runs independent statements at once, each on a client of its own; returns once all are done,
         raising the first error (a failed statement never leaves another one still running)."""
         first, *others = calls
-        pending: list[Future[object]] = [self._writer_pool().submit(call) for call in others]
+        pending: list[Future[object]] = [self._writer_pool().submit(carried(call)) for call in others]
         try:
             first()
         finally:
