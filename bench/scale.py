@@ -56,6 +56,9 @@ SEED_CHUNK = 10_000_000  # rows per INSERT ... SELECT: one statement's progress 
 RUN_CHUNK = 50_000
 MIB = 1024 * 1024
 STORE_MARKER = "scale.json"
+# The fill's engine may use more memory than the service's default (REPUTE_ENGINE_MEMORY_MIB): a statement
+# seeding RUN_CHUNK runs, and the merges of the runs beside it, went past 3 GiB. The reads run at the default.
+FILL_ENGINE_MEMORY_MIB = 8192
 Row = tuple[str, str, str]
 
 # Each copy: the template run it copies (by position), and the id, identity and opening time that make it
@@ -371,7 +374,7 @@ def _filled_rows(directory: Path, scale: Scale) -> list[Row] | None:
 
 def fill(path: Path, scale: Scale, today: date) -> None:
     """Fills the store at `path` and records the load's figures beside it (STORE_MARKER)."""
-    store = Store(Settings(data_dir=path))
+    store = Store(Settings(data_dir=path, engine_memory_mib=FILL_ENGINE_MEMORY_MIB))
     try:
         migrate(store)
         cpu_started, started = time.process_time(), time.perf_counter()
@@ -419,6 +422,8 @@ def run(scale: Scale, directory: Path | None, explain: bool = False, rest: bool 
     today = datetime.now(UTC).date()
     with _store_in(directory) as path:
         if _filled_rows(path, scale) is None:
+            if any(path.iterdir()):  # a fill that did not end, or another store: filling it would add to it
+                raise RuntimeError(f"{path} holds a store not filled to these counts: remove it, or name another")
             child = multiprocessing.get_context("spawn").Process(target=fill, args=(path, scale, today))
             child.start()
             child.join()

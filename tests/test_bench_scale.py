@@ -33,3 +33,16 @@ def test_bench_scale_runs_and_ends_with_the_summary_line(tmp_path: Path) -> None
     again = _scale(tmp_path / "store")  # the store is measured again, not filled again
     assert again.returncode == 0 and "events:" not in again.stderr, again.stderr[-2000:]
     assert LAST_LINE.fullmatch(again.stdout.strip().splitlines()[-1])
+
+
+def test_bench_scale_refuses_a_store_it_did_not_fill_to_the_end(tmp_path: Path) -> None:
+    """A fill that stopped half-way leaves rows and no record of the counts: filling again would add to
+    them, so the bench refuses the directory and writes nothing there. Broken on purpose: the refusal
+    removed → this test fails."""
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "left-by-a-fill").write_text("")
+    result = _scale(store)
+    assert result.returncode != 0
+    assert "holds a store not filled to these counts" in result.stderr
+    assert [path.name for path in store.iterdir()] == ["left-by-a-fill"]
