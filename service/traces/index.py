@@ -15,6 +15,7 @@ from itertools import chain
 from typing import Any, TypeVar
 
 from service.otlp.attributes import Attributes, AttributeValue
+from service.priority import stepping
 from service.traces import semconv
 from service.traces.order import SpanKey, in_run_order, roots_first, span_key
 from service.traces.roles import AGENT, LLM, agent_identity, agent_name, first_text, role_of, usage_of, valid_identity
@@ -29,7 +30,7 @@ class TraceIndex:
     def __init__(self, spans: Iterable[Span]) -> None:
         self.ordered = in_run_order(spans)
         self._by_key = {span_key(span): span for span in self.ordered}
-        self._roles = {span_key(span): role_of(span) for span in self.ordered}
+        self._roles = {span_key(span): role_of(span) for span in stepping(self.ordered)}
         self._owners: dict[SpanKey, str | None] = {}
         self._stages: dict[SpanKey, str | None] = {}
         self._trace_context: dict[tuple[object, str, bool], Any] = {}

@@ -39,6 +39,7 @@ import orjson
 from service.diagnosis.events import RunEvent
 from service.otlp.attributes import MAX_VALUE_DEPTH, Attributes, AttributeValue, attribute_text
 from service.otlp.values import as_decimal, as_int
+from service.priority import stepping
 from service.traces import semconv
 from service.traces.index import TraceIndex
 from service.traces.order import span_key, span_order
@@ -101,7 +102,7 @@ def segment_run(
         trial=index.context(semconv.TRIAL, own, _trial_number),
         events=[
             event
-            for span in items
+            for span in stepping(items)  # a trace's mapping is most of its finalize's Python: it steps aside
             for event in (_handoff(span) if span_key(span) in handed_over else own_events(span, index, root_run))
         ],
         execution=_execution_error(own, index),
