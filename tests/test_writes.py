@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,7 @@ def test_a_tenant_runs_at_most_its_share_at_once() -> None:
 
     try:
         futures = [pool.submit("a", job) for _ in range(6)]
+        assert wait_until(lambda: running[0] == 2, interval=0.01)  # its share, alone
         other = pool.submit("b", lambda: "b ran")
         assert other.result(10) == "b ran"  # a third worker was left for another tenant
         gate.set()
@@ -63,6 +65,25 @@ def test_a_tenant_runs_at_most_its_share_at_once() -> None:
         assert most[0] == 2
     finally:
         pool.stop()
+
+
+def test_a_tenant_whose_write_just_ended_keeps_another_to_one_job_until_its_grace_passes() -> None:
+    """A client that sends one request at a time has no job queued between two of them: for `grace`
+    seconds after tenant B's job ends, tenant A, now alone, still runs one job at a time; once the grace
+    has passed, its whole share again. Broken on purpose: `_share`'s `and not self._left` removed (A runs
+    two at once at once), or `_end_graces` offering no turn (A's second job waits for its first) → this
+    test fails."""
+    for grace, together in ((30.0, False), (0.2, True)):
+        pool = Writes(workers=3, per_tenant=2, grace=grace)
+        gate = threading.Event()
+        try:
+            assert pool.submit("b", lambda: "b ran").result(10) == "b ran"
+            first, second = (pool.submit("a", partial(gate.wait, 30)) for _ in range(2))
+            assert wait_until(first.running, interval=0.01)
+            assert wait_until(second.running, attempts=50, interval=0.01) is together
+        finally:
+            gate.set()
+            pool.stop()
 
 
 def test_items_of_a_kind_queued_meanwhile_run_as_one_group_and_are_answered_each(writes: Writes) -> None:

@@ -3,7 +3,8 @@ batches, events, finalize, logs, traces, signals, rebuild) or from a background 
 settle timer), runs here, in a bounded pool of worker threads of its own.
 
 - Per tenant, one queue; the workers serve the tenants round robin. A tenant runs up to `per_tenant`
-  jobs at once while it is the only one with work, one while another tenant has some. So one tenant's
+  jobs at once while it is the only one with work, one while another tenant has some or had some less
+  than `grace` seconds ago (a client sending one request at a time has none queued between two of them). So one tenant's
   flood (retried or conflicting batches, large bodies) waits in its own queue, and another tenant's write
   waits at most for the jobs already running, then shares the cores and the interpreter half and half.
 - A job does all of a write's work: it parses the request's body, checks it, and writes, so no waiting
@@ -22,7 +23,8 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
 import asyncio
 import logging
 import threading
-from collections import deque
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
 Item = TypeVar("Item")
 MAX_GROUP = 200  # jobs of one kind written together at most
+SHARE_GRACE_SECONDS = 0.25  # a tenant whose last job ended this recently still keeps the others to one job
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,13 @@ class _Tenant:
 
 
 class Writes:
-    def __init__(self, workers: int, per_tenant: int) -> None:
+    def __init__(self, workers: int, per_tenant: int, grace: float = SHARE_GRACE_SECONDS) -> None:
         self._workers = workers
         self._per_tenant = per_tenant
+        self._grace = grace
         self._tenants: dict[str, _Tenant] = {}  # tenants with jobs queued or running
+        self._left: OrderedDict[str, float] = OrderedDict()  # tenants whose last job ended within the grace,
+        # and when, oldest first
         self._turns: deque[str] = deque()  # tenants that may start a job, in turn order
         self._in_turns: set[str] = set()  # the same, for membership in O(1)
         self._keyed: set[tuple[str, Hashable]] = set()  # background jobs queued or running, by key
@@ -113,6 +119,7 @@ class Writes:
         with self._changed:
             if not self._threads:
                 self._start()
+            self._left.pop(job.tenant, None)
             self._tenants.setdefault(job.tenant, _Tenant()).queue.append(job)
             self._offer_turn(job.tenant)  # else its turn comes when one of its jobs ends
             self._changed.notify()
@@ -162,7 +169,7 @@ class Writes:
         """Waits for a job, runs it and answers it; False once the pool stops."""
         with self._changed:
             while not self._stopping and (taken := self._take()) is None:
-                self._changed.wait()
+                self._changed.wait(self._until_grace_ends())
             if self._stopping or taken is None:
                 return False
         tenant, jobs = taken
@@ -198,6 +205,7 @@ class Writes:
     def _take(self) -> tuple[str, list[_Job]] | None:
         """The next job of the first tenant in turn that may start one (with the items of its kind queued
         behind it). None when no tenant may start a job now."""
+        self._end_graces()
         while self._turns:
             tenant = self._turns.popleft()
             self._in_turns.discard(tenant)
@@ -216,8 +224,26 @@ class Writes:
 
     def _share(self, tenant: str) -> int:
         """How many jobs the tenant may run at once: `per_tenant` while it is the only tenant with work,
-        one while another has some (so the cores and the interpreter are split between them)."""
-        return self._per_tenant if len(self._tenants) == 1 and tenant in self._tenants else 1
+        one while another has some or had some within the grace (so the cores and the interpreter are split
+        between them)."""
+        alone = len(self._tenants) == 1 and tenant in self._tenants and not self._left
+        return self._per_tenant if alone else 1
+
+    def _end_graces(self) -> None:
+        """Forgets the tenants whose grace has passed (the oldest first, each once); the one tenant with work
+        left may then run its share."""
+        now, ended = time.monotonic(), False
+        while self._left and now - next(iter(self._left.values())) >= self._grace:
+            self._left.popitem(last=False)
+            ended = True
+        if ended and len(self._tenants) == 1:
+            self._offer_turn(next(iter(self._tenants)))
+
+    def _until_grace_ends(self) -> float | None:
+        """Seconds until the oldest grace passes (a worker waits no longer for a turn it may bring)."""
+        if not self._left:
+            return None
+        return max(0.0, next(iter(self._left.values())) + self._grace - time.monotonic())
 
     def _finished(self, tenant: str, background: bool) -> None:
         """The tenant's next job waits its turn behind the tenants that came meanwhile."""
@@ -226,6 +252,7 @@ class Writes:
         state.answering -= not background
         if not state.queue and not state.running:
             del self._tenants[tenant]
+            self._left[tenant] = time.monotonic()
             if len(self._tenants) == 1:  # the one left alone may now run its whole share
                 self._offer_turn(next(iter(self._tenants)))
         self._offer_turn(tenant)
