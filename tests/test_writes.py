@@ -86,6 +86,21 @@ def test_a_tenant_whose_write_just_ended_keeps_another_to_one_job_until_its_grac
             pool.stop()
 
 
+def test_a_tenants_own_last_job_does_not_hold_it_back() -> None:
+    """The grace is another tenant's: a tenant alone whose job just ended runs its whole share at once.
+    Broken on purpose: `_enqueue`'s `self._left.pop(job.tenant, None)` removed (the tenant waits out its
+    own grace) → this test fails."""
+    pool = Writes(workers=3, per_tenant=2, grace=30.0)
+    gate = threading.Event()
+    try:
+        assert pool.submit("a", lambda: "a ran").result(10) == "a ran"
+        first, second = (pool.submit("a", partial(gate.wait, 30)) for _ in range(2))
+        assert wait_until(lambda: first.running() and second.running(), interval=0.01)
+    finally:
+        gate.set()
+        pool.stop()
+
+
 def test_items_of_a_kind_queued_meanwhile_run_as_one_group_and_are_answered_each(writes: Writes) -> None:
     gate, groups = threading.Event(), []
 

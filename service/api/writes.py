@@ -3,10 +3,11 @@ batches, events, finalize, logs, traces, signals, rebuild) or from a background 
 settle timer), runs here, in a bounded pool of worker threads of its own.
 
 - Per tenant, one queue; the workers serve the tenants round robin. A tenant runs up to `per_tenant`
-  jobs at once while it is the only one with work, one while another tenant has some or had some less
-  than `grace` seconds ago (a client sending one request at a time has none queued between two of them). So one tenant's
-  flood (retried or conflicting batches, large bodies) waits in its own queue, and another tenant's write
-  waits at most for the jobs already running, then shares the cores and the interpreter half and half.
+  jobs at once while it is the only one with work, one while another tenant has some, or had some less
+  than `grace` seconds ago (a client sending one request at a time has none queued between two). So one
+  tenant's flood (retried or conflicting batches, large bodies) waits in its own queue, and another
+  tenant's write waits at most for the jobs already running, then shares the cores and the interpreter
+  half and half.
 - A job does all of a write's work: it parses the request's body, checks it, and writes, so no waiting
   write holds a thread that the reads need (the reads keep the event loop and the default threadpool).
 - Jobs of one kind queued by one tenant may run as one group (`run_group`): single runs posted one by one
@@ -252,9 +253,7 @@ class Writes:
         state.answering -= not background
         if not state.queue and not state.running:
             del self._tenants[tenant]
-            self._left[tenant] = time.monotonic()
-            if len(self._tenants) == 1:  # the one left alone may now run its whole share
-                self._offer_turn(next(iter(self._tenants)))
+            self._left[tenant] = time.monotonic()  # the one left alone runs its whole share after the grace
         self._offer_turn(tenant)
         self._changed.notify_all()
 
