@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,6 +85,29 @@ def test_a_tenant_whose_write_just_ended_keeps_another_to_one_job_until_its_grac
         finally:
             gate.set()
             pool.stop()
+
+
+def test_a_worker_waits_out_a_grace_instead_of_looking_again_and_again() -> None:
+    """While a grace holds tenant A's second job back, the idle workers sleep until it ends: a few looks at
+    the turns, not thousands. Broken on purpose: `_until_grace_ends`'s `+ self._grace` → `- self._grace`
+    (the wait ends at once, and the workers spin through the grace) → this test fails."""
+    pool = Writes(workers=3, per_tenant=2, grace=0.5)
+    gate, looks = threading.Event(), [0]
+    take = pool._take
+
+    def counted() -> tuple[str, list[Any]] | None:
+        looks[0] += 1
+        return take()
+
+    pool._take = counted  # type: ignore[method-assign]
+    try:
+        assert pool.submit("b", lambda: "b ran").result(10) == "b ran"
+        first, second = (pool.submit("a", partial(gate.wait, 30)) for _ in range(2))
+        assert wait_until(lambda: first.running() and second.running(), interval=0.01)
+        assert looks[0] < 100
+    finally:
+        gate.set()
+        pool.stop()
 
 
 def test_a_tenants_own_last_job_does_not_hold_it_back() -> None:
@@ -318,8 +342,8 @@ def test_stop_ends_every_worker_and_lets_the_running_job_answer(caplog: pytest.L
     """stop() while a job runs: the job still answers, every worker leaves its loop, and nothing is logged
     as a failure. Broken on purpose: `stop()` setting `_stopping = False`, or a worker's `return False` on
     stopping → `True` (it never leaves its loop), or `if self._stopping or taken is None` → `and` (the worker
-    that ran the job fails on its way out: "a write worker failed" logged at every shutdown) → this test
-    fails."""
+    that ran the job fails on its way out: "a write worker failed" logged at every shutdown), or stop()
+    joining no worker (`for thread in []`) → this test fails."""
     pool = Writes(workers=2, per_tenant=1)
     gate = threading.Event()
     job = pool.submit("a", lambda: gate.wait(30) and "ran")
@@ -327,6 +351,8 @@ def test_stop_ends_every_worker_and_lets_the_running_job_answer(caplog: pytest.L
     stopping = threading.Thread(target=pool.stop, kwargs={"timeout": 5})
     stopping.start()
     assert wait_until(lambda: pool._stopping, interval=0.01)
+    stopping.join(0.2)
+    assert stopping.is_alive()  # waiting for the worker that runs the job
     gate.set()
     stopping.join(30)
     assert job.result(10) == "ran"
