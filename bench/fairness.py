@@ -257,15 +257,15 @@ async def _phases(base_url: str, key: str, go: Event) -> Measured:
 def _out_of_normal(measured: Measured, samples: Samples, since: float, windows: int) -> list[bool]:
     """For each of `windows` windows of `samples` from `since`: whether B's p50 of some kind in it is above
     NORMAL times its p50 alone."""
-    out = []
-    for number in range(windows):
-        start = since + number * WINDOW_SECONDS
-        out.append(False)
-        for kind in KINDS:
-            alone = statistics.median(measured.alone.latencies(kind))
-            window = samples.latencies(kind, start, start + WINDOW_SECONDS)
-            out[-1] |= bool(window) and statistics.median(window) > NORMAL * alone
-    return out
+    alone = {kind: statistics.median(measured.alone.latencies(kind)) for kind in KINDS}
+
+    def late(start: float) -> bool:
+        windows_by_kind = {kind: samples.latencies(kind, start, start + WINDOW_SECONDS) for kind in KINDS}
+        return any(
+            window and statistics.median(window) > NORMAL * alone[kind] for kind, window in windows_by_kind.items()
+        )
+
+    return [late(since + number * WINDOW_SECONDS) for number in range(windows)]
 
 
 def recovery_seconds(measured: Measured) -> float | None:
