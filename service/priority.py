@@ -73,7 +73,7 @@ class JobAnswers:
 @contextmanager
 def yielding(answers: JobAnswers | None) -> Iterator[None]:
     """Within it, this thread's steps aside and engine work follow the pool's `answers` for its job."""
-    before = getattr(_job, "answers", None)
+    before = _current()
     _job.answers = answers
     try:
         yield
@@ -83,7 +83,7 @@ def yielding(answers: JobAnswers | None) -> Iterator[None]:
 
 def carried(call: Callable[[], Result]) -> Callable[[], Result]:
     """`call` to run on another thread (a statement beside the job's) under this thread's job answers."""
-    answers = getattr(_job, "answers", None)
+    answers = _current()
 
     def run() -> Result:
         with yielding(answers):
@@ -94,15 +94,21 @@ def carried(call: Callable[[], Result]) -> Callable[[], Result]:
 
 def behind_others() -> bool:
     """Whether the job this thread runs should pause now (its pool's answer; False outside a job)."""
-    answers: JobAnswers | None = getattr(_job, "answers", None)
+    answers = _current()
     return answers is not None and answers.behind()
 
 
 def lowered() -> bool:
     """Whether the engine work of the job this thread runs goes at the lowest OS priority (False outside a
     job: a write no pool schedules, as the CLI's in-process ones are)."""
-    answers: JobAnswers | None = getattr(_job, "answers", None)
+    answers = _current()
     return answers is not None and answers.lowered()
+
+
+def _current() -> JobAnswers | None:
+    """The pool's answers for the job this thread runs (None outside a job)."""
+    answers: JobAnswers | None = getattr(_job, "answers", None)
+    return answers
 
 
 def step_aside() -> None:
