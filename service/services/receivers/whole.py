@@ -14,6 +14,7 @@ hash, and their events are not compared. The `execution` object is not compared:
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 
 from service.diagnosis import parse_run, parse_runs
 from service.errors import ClientError, Conflict, FieldError
@@ -100,8 +101,10 @@ def _ingest(
     is raised) and nothing is written."""
     now = to_millis(now)
     with holding(tenant, sorted(set(run_ids))):
-        states = run_store.run_states(store, tenant, sorted(set(run_ids)))  # a narrow read: which exist
-        refused = _refusals(store, tenant, run_ids, runs, prefix, states)
+        # Two narrow reads side by side: which runs exist, which ids trace-born runs hold.
+        held = store.beside(partial(trace_store.trace_held, store, tenant, sorted(set(run_ids))))
+        states = run_store.run_states(store, tenant, sorted(set(run_ids)))
+        refused = _refusals(store, tenant, run_ids, runs, prefix, states, held.result() - set(states))
         stored = run_store.get_runs(store, tenant, sorted(states)) if states else {}  # whole, to compare
         first: dict[str, int] = {}
         for index, run_id in enumerate(run_ids):
@@ -142,9 +145,11 @@ def _refusals(
     runs: Sequence[RunMaterial],
     prefix: Callable[[int], str],
     states: dict[str, str],
+    held: set[str],
 ) -> dict[int, ClientError]:
     """The runs refused before anything is written, by index: a profile or a parent that names nothing of
-    the tenant's, or a run that is open (being streamed through /v1/runs; `states` are the stored runs')."""
+    the tenant's, a run that is open (being streamed through /v1/runs; `states` are the stored runs'), or one
+    whose id a trace-born run not stored yet holds (`held`)."""
     refused: dict[int, ClientError] = {}
     for index, run in enumerate(runs):
         if run.header.profile:
@@ -153,7 +158,6 @@ def _refusals(
             except ClientError as error:
                 refused[index] = error
     missing = _unknown_parents(store, tenant, [run.header.parent_run_id for run in runs], set(run_ids))
-    held = trace_store.trace_held(store, tenant, sorted(set(run_ids) - set(states)))
     parents = dict(zip(run_ids, (run.header.parent_run_id for run in runs), strict=True))
     for index, (run_id, run) in enumerate(zip(run_ids, runs, strict=True)):
         if index in refused:
