@@ -72,10 +72,7 @@ def reputation_events(
     store: Store, rows: Sequence[Sequence[Any]], token: str, arrived_at: datetime | None = None
 ) -> None:
     """Reputation rows (REPUTATION_COLUMNS order) with the block's deduplication token, which the table and
-    its views honour; with `arrived_at`, stored as every row's inserted_at (signals capped by arrival).
-    The two daily views run side by side (`parallel_view_processing`): each one's plan is most of its time, and
-    the engine still writes the table's part before either view's (service.store.reputation.repair_daily_sums
-    relies on that order)."""
+    its views honour; with `arrived_at`, stored as every row's inserted_at (signals capped by arrival)."""
     columns: Sequence[str] = REPUTATION_COLUMNS
     if arrived_at is not None:
         rows, columns = [[*row, arrived_at] for row in rows], (*REPUTATION_COLUMNS, "inserted_at")
@@ -86,7 +83,6 @@ def reputation_events(
         columns,
         insert_deduplication_token=token,
         deduplicate_blocks_in_dependent_materialized_views=1,
-        parallel_view_processing=1,
     )
 
 
