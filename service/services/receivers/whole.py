@@ -100,10 +100,11 @@ def _ingest(
     new. Then finalizes the new ones in one batch. With `whole`, a run refused refuses them all (its error
     is raised) and nothing is written."""
     now = to_millis(now)
-    with holding(tenant, sorted(set(run_ids))):
+    distinct = sorted(set(run_ids))
+    with holding(tenant, distinct):
         # Two narrow reads side by side: which runs exist, which ids trace-born runs hold.
-        held = store.beside(partial(trace_store.trace_held, store, tenant, sorted(set(run_ids))))
-        states = run_store.run_states(store, tenant, sorted(set(run_ids)))
+        held = store.beside(partial(trace_store.trace_held, store, tenant, distinct))
+        states = run_store.run_states(store, tenant, distinct)
         refused = _refusals(store, tenant, run_ids, runs, prefix, states, held.result() - set(states))
         stored = run_store.get_runs(store, tenant, sorted(states)) if states else {}  # whole, to compare
         first: dict[str, int] = {}
