@@ -40,7 +40,7 @@ TABLES = (
     ("run_events", ""),
     ("run_failures", ""),
     ("identity_run_days", ""),
-    ("reputation_events", " (and its two daily views)"),
+    ("reputation_events", " (and its daily view)"),
     ("runs", " (and its two projections)"),
 )
 PLAIN = "CREATE TABLE IF NOT EXISTS bench_plain (a UInt64, b String) ENGINE = MergeTree ORDER BY a"

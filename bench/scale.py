@@ -261,7 +261,7 @@ LIMIT 1 BY identity
 # What sql/identity_last_write.sql reads, for the whole store: when the store was last written.
 LAST_WRITE = """
 SELECT greatest(
-    (SELECT max(written_at) FROM reputation_daily_sources), (SELECT max(written_at) FROM identity_run_days),
+    (SELECT max(written_at) FROM reputation_daily_types), (SELECT max(written_at) FROM identity_run_days),
     (SELECT max(updated_at) FROM source_credibility), (SELECT max(updated_at) FROM reputation_model),
     (SELECT max(requested_at) FROM fleet_refresh_requests))
 """
@@ -453,7 +453,7 @@ def _latency(what: str, samples: list[float], target: str) -> list[Row]:
 
 
 # What stores a reputation event (the event and its share of the daily sums), and a run.
-EVENT_TABLES = ("reputation_events", "reputation_daily_sources", "reputation_daily_types")
+EVENT_TABLES = ("reputation_events", "reputation_daily_types")
 RUN_TABLES = ("runs", "run_failures", "identity_run_days")
 
 

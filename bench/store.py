@@ -92,7 +92,7 @@ FROM runs
 WHERE tenant = {tenant:String} AND status = 'finalized'
 """
 HALF_LIFE_DAYS = 30.0
-# A process's first reads of a table cost the engine more: its fourth read of reputation_daily_sources took
+# A process's first reads of a table cost the engine more: its fourth read of the daily sums took
 # 30-40 ms in every process (chdb 26.9), the following ones 6-9 ms. Latencies are measured after them.
 WARM_UP_READS = 5
 

@@ -1,12 +1,12 @@
 -- When something one identity's reputation on as_of is computed from was last written: its daily sums of
--- the days the windows span (written_at: migration 0026), its runs' figures of the window (written_at:
+-- the days the windows span (written_at: migrations 0026, 0027), its runs' figures of the window (written_at:
 -- 0022), the tenant's credibilities, the half-life, a request for a full refresh. Each branch reads a few
 -- granules of the identity's own rows or a table of a few rows; a branch with no row reads 1970.
 SELECT max(written) AS last_write
 FROM
 (
     SELECT max(written_at) AS written
-    FROM reputation_daily_sources
+    FROM reputation_daily_types
     WHERE tenant = {tenant:String} AND identity = {identity:String}
       AND day BETWEEN {as_of:Date} - (arrayMax({{window_offsets}}) + {{window_days}} - 1) AND {as_of:Date}
     UNION ALL

@@ -6,9 +6,11 @@ SELECT
     chosen.set_at AS updated_at
 FROM
 (
-    SELECT DISTINCT source
-    FROM reputation_daily_sources
+    SELECT source
+    FROM reputation_daily_types
     WHERE tenant = {tenant:String}
+    GROUP BY source
+    HAVING sum(counted_rows) != 0
 ) AS seen
 FULL OUTER JOIN
 (

@@ -79,7 +79,7 @@ def test_materialized_views_fold_each_shards_rows_into_the_same_shards_tables(cl
     for statement in cluster_statements:
         if match := _VIEW.match(statement):
             views[match.group(1)] = (match.group(2), match.group(3), set(_SOURCES.findall(statement)))
-    assert views["reputation_daily_sources_mv"] == (None, "reputation_daily_sources_local", {"reputation_events_local"})
+    assert views["reputation_daily_types_mv"] == (None, "reputation_daily_types_local", {"reputation_events_local"})
     refresh, target, sources = views["reputation_scores_mv"]
     assert refresh.rstrip().endswith("APPEND") and target == "reputation_scores_local"
     # the incremental refresh: the shard's own scores, daily sums (through reputation_at), events and runs'
@@ -88,10 +88,11 @@ def test_materialized_views_fold_each_shards_rows_into_the_same_shards_tables(cl
         "reputation_at_local", "reputation_scores_local", "reputation_events_local", "identity_run_days_local",
         "activity", "fleet_refresh_requests", "source_credibility", "reputation_model",
     }  # fmt: skip
-    twin = next(s for s in cluster_statements if s.startswith("CREATE OR REPLACE VIEW reputation_at_local"))
-    assert "FROM reputation_daily_sources_local" in twin and "FROM source_credibility" in twin
-    everyone = next(s for s in cluster_statements if s.startswith("CREATE OR REPLACE VIEW reputation_at "))
-    assert "FROM reputation_daily_sources\n" in everyone  # the alerts and Grafana read the whole fleet
+    # the last of each: the definition's (sql/definitions/reputation_at.sql), after the migrations' views
+    twin = [s for s in cluster_statements if s.startswith("CREATE OR REPLACE VIEW reputation_at_local")][-1]
+    assert "FROM reputation_daily_types_local" in twin and "FROM source_credibility" in twin
+    everyone = [s for s in cluster_statements if s.startswith("CREATE OR REPLACE VIEW reputation_at ")][-1]
+    assert "FROM reputation_daily_types\n" in everyone  # the alerts and Grafana read the whole fleet
 
 
 def test_column_changes_reach_the_distributed_table_and_the_rest_only_the_storage(

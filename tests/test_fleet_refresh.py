@@ -28,10 +28,11 @@ def _behind_the_refresh(store: Store, tenant: str, identity: str, weighted: int 
     """A sum added to the identity's economic sums of the day without an event (nothing marks it written);
     each call with a `weighted` of its own (an identical block would be deduplicated)."""
     store.client.insert(
-        "reputation_daily_sources",
-        [[tenant, identity, "economic", HOUR_AGO.date(), "key-a", Decimal(weighted), Decimal(1), 1, 0, 1, {}]],
-        column_names=["tenant", "identity", "category", "day", "source", "weighted_sum", "weight_sum", "events",
-                      "positive_events", "negative_events", "failures"],
+        "reputation_daily_types",
+        [[tenant, identity, "economic", "payment_completed", HOUR_AGO.date(), "key-a", Decimal(weighted), Decimal(1),
+          1, 1, 0, 1, 1]],
+        column_names=["tenant", "identity", "category", "event_type", "day", "source", "weighted_sum", "weight_sum",
+                      "events", "weighted_events", "positive_events", "negative_events", "counted_rows"],
     )  # fmt: skip
 
 

@@ -76,7 +76,7 @@ def test_queries_are_sent_without_their_whole_line_comments() -> None:
 
 
 # The tables every single finalize writes a part to (sorted).
-FINALIZE_TABLES = ["reputation_daily_sources", "reputation_events", "run_events", "run_failures", "runs"]
+FINALIZE_TABLES = ["reputation_daily_types", "reputation_events", "run_events", "run_failures", "runs"]
 
 
 def test_the_tables_every_finalize_writes_to_merge_small_parts_less_eagerly(embedded_store: Store) -> None:
@@ -108,20 +108,22 @@ def test_inserts_ask_for_the_column_types_again_after_a_migration(fresh_database
 
 
 def test_the_daily_sums_stay_in_compact_parts_past_the_engines_wide_threshold(fresh_database: Store) -> None:
-    """Migration 0012: a part of reputation_daily_sources larger than min_bytes_for_wide_part's default
-    (the size from which the engine writes one file per column) is still Compact."""
+    """Migrations 0012 and 0024: a part of the daily sums (reputation_daily_types since 0027) larger than
+    min_bytes_for_wide_part's default (the size from which the engine writes one file per column) is still
+    Compact."""
     store = fresh_database
     migrate(store)
     store.client.command(
-        "INSERT INTO reputation_daily_sources (tenant, identity, category, day, source, weighted_sum, events)"
-        " SELECT 't', concat('agent-', toString(number)), 'economic', today(), 'key-a', 1, 1 FROM numbers(300000)"
+        "INSERT INTO reputation_daily_types (tenant, identity, category, event_type, day, source, weighted_sum,"
+        " events) SELECT 't', concat('agent-', toString(number)), 'economic', 'payment_completed', today(), 'key-a',"
+        " 1, 1 FROM numbers(300000)"
     )
     default = store.client.query(
         "SELECT toUInt64(default) FROM system.merge_tree_settings WHERE name = 'min_bytes_for_wide_part'"
     ).result_rows[0][0]
     parts = store.client.query(
         "SELECT part_type, data_uncompressed_bytes FROM system.parts"
-        " WHERE database = currentDatabase() AND table = 'reputation_daily_sources' AND active"
+        " WHERE database = currentDatabase() AND table = 'reputation_daily_types' AND active"
     ).result_rows
     assert parts and max(size for _, size in parts) > default
     assert {part_type for part_type, _ in parts} == {"Compact"}

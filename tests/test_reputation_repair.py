@@ -44,14 +44,14 @@ def _events_read(store: Store, tenant: str, identity: str) -> tuple[int, float, 
 def test_events_the_daily_sums_missed_are_counted_after_the_repair(migrated: Store, tenant: str) -> None:
     """The torn insert made on purpose: the view detached while one block is written.
 
-    Broken on purpose: sql/repair_daily_sources.sql adding nothing (its WHERE made false) → this test fails."""
+    Broken on purpose: sql/repair_daily_types.sql adding nothing (its WHERE made false) → this test fails."""
     reputation_store.insert_signals(migrated, tenant, "key-a", _payments("agent-torn", (1.0, 1.0)), NOW)
-    migrated.client.command("DETACH TABLE reputation_daily_sources_mv")
+    migrated.client.command("DETACH TABLE reputation_daily_types_mv")
     try:
         torn = [*_payments("agent-torn", (-1.0,)), _failure("agent-torn")]
         reputation_store.insert_signals(migrated, tenant, "key-a", torn, NOW)
     finally:
-        migrated.client.command("ATTACH TABLE reputation_daily_sources_mv")
+        migrated.client.command("ATTACH TABLE reputation_daily_types_mv")
     assert _events_read(migrated, tenant, "agent-torn") == (2, 100.0, {})  # stored, not summed
 
     reputation_store.repair_daily_sums(migrated)

@@ -25,7 +25,7 @@ AS_OF = date(2026, 11, 1)
 
 # What the store holds for a tenant, read so that background merges cannot change the answer: runs,
 # run_events and run_failures are ReplacingMergeTree (a merge collapses versions of a key) and
-# reputation_daily_sources is AggregatingMergeTree (a merge folds rows of a key), so their physical row counts
+# reputation_daily_types is AggregatingMergeTree (a merge folds rows of a key), so their physical row counts
 # move on their own. reputation_events is a plain MergeTree: its rows are never merged away.
 MERGED_READS = {
     "runs": "SELECT run_id, max(version), argMax(diagnosis_hash, version) FROM runs WHERE tenant = {t:String}"
@@ -33,9 +33,10 @@ MERGED_READS = {
     "run_events": "SELECT uniqExact(run_id, seq) FROM run_events WHERE tenant = {t:String}",
     "run_failures": "SELECT uniqExact(run_id, position) FROM run_failures WHERE tenant = {t:String}",
     "reputation_events": "SELECT count() FROM reputation_events WHERE tenant = {t:String}",
-    "reputation_daily_sources": "SELECT identity, category, day, source, sum(weighted_sum), sum(weight_sum),"
-    " sum(events), sum(positive_events), sum(negative_events), sumMap(failures) FROM reputation_daily_sources"
-    " WHERE tenant = {t:String} GROUP BY identity, category, day, source ORDER BY identity, category, day, source",
+    "reputation_daily_types": "SELECT identity, category, event_type, day, source, sum(weighted_sum),"
+    " sum(weight_sum), sum(events), sum(weighted_events), sum(positive_events), sum(negative_events),"
+    " sum(counted_rows) FROM reputation_daily_types WHERE tenant = {t:String}"
+    " GROUP BY identity, category, event_type, day, source ORDER BY identity, category, event_type, day, source",
 }
 
 

@@ -20,8 +20,8 @@ def run_rule(
 def active_tenants(store: Store, since: date) -> list[str]:
     """Tenants with reputation evidence since the day given, and tenants with alert history."""
     result = store.client.query(
-        "SELECT tenant FROM (SELECT DISTINCT tenant FROM reputation_daily_sources WHERE day >= {since:Date}"
-        " UNION DISTINCT SELECT DISTINCT tenant FROM alert_state) ORDER BY tenant",
+        "SELECT tenant FROM (SELECT tenant FROM reputation_daily_types WHERE day >= {since:Date} GROUP BY tenant"
+        " HAVING sum(counted_rows) != 0 UNION DISTINCT SELECT DISTINCT tenant FROM alert_state) ORDER BY tenant",
         parameters={"since": since},
     )
     return [row[0] for row in result.result_rows]

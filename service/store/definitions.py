@@ -88,9 +88,10 @@ def formula_query(
 # The refreshable materialized views among the definitions, and the table each one refreshes. Such a view
 # cannot be replaced in place: it is dropped and created again (its first refresh runs at once).
 REFRESHED_TABLES = {"reputation_scores_mv": "reputation_scores"}
-# The migration from which on what a definition reads exists (the others' is 0018, which makes their record
-# table); until it is applied the definition waits (and migration 0002's refreshable view stays).
-NEEDS_MIGRATION = {"reputation_scores_mv": 23}
+# The migration from which on what a definition reads exists: the daily sums' columns of 0027 (the formula,
+# and the fleet table's refresh, which reads it); until it is applied the definition waits (and the views of
+# migrations 0002 and 0010 stay).
+NEEDS_MIGRATION = {"reputation_at": 27, "reputation_scores_mv": 27}
 
 
 def _creating(view: str) -> str:
@@ -112,7 +113,7 @@ class Definition:
 
     @property
     def needs_migration(self) -> int:
-        return NEEDS_MIGRATION.get(self.view, 18)
+        return NEEDS_MIGRATION[self.view]
 
     @property
     def checksum(self) -> str:

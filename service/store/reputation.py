@@ -374,15 +374,13 @@ def identity_activity(
 
 
 def repair_daily_sums(store: Store) -> None:
-    """Makes reputation_daily_sources and reputation_daily_types equal again to the events stored, for the
-    days of the last two years (sql/repair_daily_sources.sql, sql/repair_daily_types.sql; a sum that is right
-    is left alone, so a second repair writes nothing).
-    The embedded engine writes an insert's part of reputation_events, then its views' parts: a kill in
+    """Makes reputation_daily_types equal again to the events stored, for the days of the last two years
+    (sql/repair_daily_types.sql; a sum that is right is left alone, so a second repair writes nothing).
+    The embedded engine writes an insert's part of reputation_events, then its view's part: a kill in
     between leaves the events stored and the daily sums without them, and the retry of the write skips
     the stored ids, so they would stay missing. Run before the store serves, after such a crash. The next
     refresh of the fleet's table then recomputes every identity (a repaired sum is written to no identity's
     events)."""
-    store.client.command(load("repair_daily_sources"))
     store.client.command(load("repair_daily_types"))
     writer.full_refresh_request(store, datetime.now(UTC))
 

@@ -6,7 +6,8 @@
 -- what it reads when it runs (the half-life in force, the credibilities set: service/store/definitions.py).
 --
 -- The windows end at as_of and at each trend offset before it (window_offsets: 0 first, then the offsets of
--- score_7d_ago and score_30d_ago). The exact daily sums of each source are weighed by a factor of the day and source
+-- score_7d_ago and score_30d_ago). The exact daily sums of each event type and source (reputation_daily_types,
+-- migration 0027) are weighed by a factor of the day and source
 -- in each window, the source's credibility x the decay (0 outside the window) as a Decimal of 18 places, and
 -- multiplied and summed in Decimal: a read is exact and reproducible to the bit whatever the parts hold, with no
 -- merge of the parts first (a product of sums is the sum of the products). Per category and window S_c = Σδ·c·w /
@@ -90,12 +91,13 @@ FROM
                     sumForEach(arrayMap(factor -> weighted_sum * factor, factors)),
                     sumForEach(arrayMap(factor -> weight_sum * factor, factors))
                 ) AS window_ratios,
-                sum(events * factors[1]) AS category_evidence,
-                sumIf(events, counted) AS category_events,
+                sum(weighted_events * factors[1]) AS category_evidence,
+                sumIf(weighted_events, counted) AS category_events,
                 sumIf(positive_events, counted) AS category_positive,
                 sumIf(negative_events, counted) AS category_negative,
-                sumMapIf(failures, counted) AS category_failures
-            FROM reputation_daily_sources
+                sumMapIf(map(substring(event_type, 9), events), counted AND startsWith(event_type, 'failure.'))
+                    AS category_failures
+            FROM reputation_daily_types
             ARRAY JOIN as_of_days AS as_of
             {{credibilities_join}}
             -- the days any as_of reads, bounds of constants that the sort key prunes by; then each as_of's own
@@ -104,6 +106,8 @@ FROM
                   AND arrayMax(as_of_days)
               AND day BETWEEN as_of - (arrayMax(window_offsets) + {{window_days}} - 1) AND as_of
             GROUP BY tenant, identity, as_of, category
+            -- a category with counted events only (the sums keep the capped ones' too)
+            HAVING sum(counted_rows) != 0
         )
         GROUP BY tenant, identity, as_of
     )
