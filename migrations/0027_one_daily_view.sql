@@ -88,5 +88,12 @@ SELECT
 FROM reputation_events
 GROUP BY tenant, identity, category, event_type, day, source;
 
+-- The rows just added sit beside the ones they complete, so every read of the sums (the fleet's full refresh
+-- above all) would read twice the rows until merges folded them, which for parts this large can take days
+-- (merge_selector_base = 10): on the embedded engine each key is folded now, once (8 minutes of one core at
+-- 100,000,000 events, bench/README.md). On a cluster `OPTIMIZE TABLE reputation_daily_types_local ON CLUSTER
+-- <cluster> FINAL` does the same, shard by shard, when the hosts have the time (docs/cluster.md).
+{{embedded_only}}OPTIMIZE TABLE reputation_daily_types FINAL;
+
 -- Every identity recomputed at the next refresh of the fleet table (its formula now reads these sums).
 INSERT INTO fleet_refresh_requests (requested_at) VALUES (now64(3));
