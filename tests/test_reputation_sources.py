@@ -191,3 +191,22 @@ def test_migration_0006_keeps_the_meaning_of_stored_events(
     expected_source = {e.event_id: ("repute" if s == "repute" else "legacy") for s, e in posted}
     assert dict(sources) == expected_source
     assert_store_matches(store, tenant, raw(posted, today, cap=10**9), today, "after 0006")  # none capped before 0006
+
+
+def test_an_identity_and_a_source_with_capped_events_only_have_no_reputation(
+    store: Store, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no signal counted (a cap of 0), the daily sums hold the capped events' counts only (migration
+    0027): the identity has no reputation, no fleet row, and the source is not listed. Broken on purpose: the
+    formula's `HAVING sum(counted_rows) != 0` removed (sql/definitions/reputation_at.sql) → the identity
+    reads a reputation of nulls; the sources list's removed (sql/sources_list.sql) → the source is listed."""
+    monkeypatch.setattr(store, "settings", store.settings.model_copy(update={"signals_per_source_per_day": 0}))
+    outcome = reputation_store.insert_signals(store, tenant, "key-z", [_payment("ghost", i) for i in range(3)], NOW)
+    assert len(outcome.capped) == 3
+    assert reputation_store.identity_reputation(store, tenant, "ghost", NOW.date()) is None
+    assert "key-z" not in {row["source"] for row in reputation_store.list_sources(store, tenant)}
+    assert "ghost" not in _fleet(store, tenant)
+    counted = ReputationEvent(uuid.uuid4(), NOW, "ghost", "task_quality", "run_trust", 0.5, reference_type="run")
+    reputation_store.insert_events(store, tenant, [counted])  # a run's own event: never capped
+    reputation = reputation_store.identity_reputation(store, tenant, "ghost", NOW.date())
+    assert reputation is not None and reputation["events"] == 1
