@@ -107,14 +107,16 @@ def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
     fresh_database: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Migrations 0022-0024 on a store an earlier release filled (no figures by day, the daily sums and events
-    in granules of 8,192, the fleet refreshed whole): its runs' figures come from its runs, and every
-    reputation figure reads as before, and each figure and explanation as the oracle says. Broken on purpose:
+    in granules of 8,192, the fleet refreshed whole): its runs' figures come from its runs, and each reputation
+    figure and explanation reads as the oracle says (this release's reads need 0027's daily sums, so the
+    store's figures before are not read here: tests/test_reputation_formula.py compares a migrated store's
+    view before and after). Broken on purpose:
     0022's INSERT left out (no figures: the runs read 0), or 0024's copy of reputation_events filtered
     (`WHERE capped = 0`: the capped part of an explanation, and the caps, gone)."""
     store, every_migration = fresh_database, migrations.discover()
-    # every migration but 0022-0024 (the later ones add columns the writes of this release need) and 0026,
-    # which asks 0023's table for a full refresh
-    earlier = [m for m in every_migration if m.version not in (22, 23, 24, 26)]
+    # every migration but 0022-0024 (the later ones add columns the writes of this release need), 0026, which
+    # asks 0023's table for a full refresh, and 0027, which completes 0024's daily sums
+    earlier = [m for m in every_migration if m.version not in (22, 23, 24, 26, 27)]
     monkeypatch.setattr(migrations, "discover", lambda *_args: earlier)
     migrations.migrate(store)
     events, today = seed(store, TENANT)
@@ -122,9 +124,6 @@ def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
     with monkeypatch.context() as before_0022:
         before_0022.setattr(writer, "run_days", lambda *_: None)  # the earlier release wrote none
         steady_fleet(fleet, now=NOW)
-    assert_store_matches(store, TENANT, events, today, "before")
-    identities = sorted({e["identity"] for e in events})
-    reports = {i: reputation_store.identity_reputation(store, TENANT, i, today) for i in identities}
 
     monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     assert migrations.migrate(store)[:3] == [
@@ -133,7 +132,6 @@ def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
         "0024_identity_granules",
     ]
     assert_store_matches(store, TENANT, events, today, "after")
-    assert {i: reputation_store.identity_reputation(store, TENANT, i, today) for i in identities} == reports
     check_explanations(store, TENANT, events, today, Model())  # from the new daily sums per type
 
     first, last = today - timedelta(days=89), today
