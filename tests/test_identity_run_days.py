@@ -103,7 +103,7 @@ def _activity(store: Store, identities: list[str], first: date, last: date) -> d
     }
 
 
-def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
+def test_a_store_filled_before_the_table_reads_as_the_oracle(
     fresh_database: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Migrations 0022-0024 on a store an earlier release filled (no figures by day, the daily sums and events
