@@ -32,10 +32,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# A test's client may sit idle for seconds between two of its requests (another client's rebuild in between):
+# with uvicorn's default of 5 s the server closes the idle connection, and a request sent as it closes is
+# reset (ECONNRESET). Idle connections are kept as long as a test client waits for an answer.
+KEEP_ALIVE_SECONDS = 120
+
+
 @contextmanager
 def serve_in_thread(app: FastAPI) -> Iterator[str]:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_SECONDS
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     if not wait_until(lambda: server.started or not thread.is_alive(), attempts=1500, interval=0.02):
