@@ -1,10 +1,10 @@
 """SQL for reputation events, their sources and scores.
 
-Idempotency holds at insert time: the daily materialized views fold every inserted block, so a
+Idempotency holds at insert time: the daily materialized view folds every inserted block, so a
 duplicate that reached the table would be double-counted forever. An event id is unique per tenant and
 identity: events whose (identity, id) the tenant has stored already are skipped, under the tenant's lock,
 and each block carries a deduplication token made of the tenant and the (identity, id) pairs it holds,
-which the table and its views honour. That token only matches a block repeating one already stored (a
+which the table and its view honour. That token only matches a block repeating one already stored (a
 retry racing from another process), so every event reported stored is stored, and one tenant's ids can
 never shadow another's.
 

@@ -72,7 +72,7 @@ def reputation_events(
     store: Store, rows: Sequence[Sequence[Any]], token: str, arrived_at: datetime | None = None
 ) -> None:
     """Reputation rows (REPUTATION_COLUMNS order) with the block's deduplication token, which the table and
-    its views honour; with `arrived_at`, stored as every row's inserted_at (signals capped by arrival)."""
+    its daily view honour; with `arrived_at`, stored as every row's inserted_at (signals capped by arrival)."""
     columns: Sequence[str] = REPUTATION_COLUMNS
     if arrived_at is not None:
         rows, columns = [[*row, arrived_at] for row in rows], (*REPUTATION_COLUMNS, "inserted_at")
