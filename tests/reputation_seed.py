@@ -12,7 +12,7 @@ from service.reputation.model import REPUTE_SOURCE, ReputationEvent, event_uuid
 from service.settings import Settings
 from service.store import reputation as reputation_store
 from service.store.client import Store
-from tests.reputation_oracle import Model, apply_caps, assert_matches, reputation
+from tests.reputation_oracle import Model, apply_caps, assert_close, assert_matches, reputation
 
 FAILURE_TYPES = ("infinite_tool_loop", "cost_explosion", "skill_failure")
 SIGNAL_SOURCES = ("key-a", "key-b")
@@ -152,3 +152,18 @@ def assert_store_matches(
             assert expected["events"] == 0 and expected["overall"] is None and not expected["failures"], identity
         else:
             assert_matches(actual, expected, f"{context}: {identity} as of {as_of}")
+
+
+VIEW_ROWS = "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String} ORDER BY identity"
+
+
+def view_rows(store: Store, tenant: str, days: list[date]) -> list[tuple]:
+    """The rows of the view reputation_at for the tenant on each day, as whatever release made the view reads."""
+    parameters = [{"as_of": as_of, "tenant": tenant} for as_of in days]
+    return [row for each in parameters for row in store.client.query(VIEW_ROWS, parameters=each).result_rows]
+
+
+def rows_close(actual: list[tuple], expected: list[tuple]) -> None:
+    """The same rows, floats to 1e-9: migration 0010's view rounded a float product of each day's sums, today's
+    multiplies them by an exact factor (sql/definitions/reputation_at.sql), which may change a figure's last bits."""
+    assert_close([list(row) for row in actual], [list(row) for row in expected])

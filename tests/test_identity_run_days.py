@@ -23,7 +23,7 @@ from service.store.client import Store
 from service.store.records import RunRecord
 from tests.fleet import FleetWriter, steady_fleet
 from tests.reputation_oracle import Model
-from tests.reputation_seed import assert_store_matches, seed
+from tests.reputation_seed import assert_store_matches, rows_close, seed, view_rows
 from tests.test_reputation_explain import check_explanations
 
 TENANT, RUNS_TENANT = "t", "t-runs"
@@ -103,14 +103,14 @@ def _activity(store: Store, identities: list[str], first: date, last: date) -> d
     }
 
 
-def test_a_store_filled_before_the_table_reads_as_the_oracle(
+def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
     fresh_database: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Migrations 0022-0024 on a store an earlier release filled (no figures by day, the daily sums and events
     in granules of 8,192, the fleet refreshed whole): its runs' figures come from its runs, and each reputation
-    figure and explanation reads as the oracle says (this release's reads need 0027's daily sums, so the
-    store's figures before are not read here: tests/test_reputation_formula.py compares a migrated store's
-    view before and after). Broken on purpose:
+    figure and explanation reads as the oracle says, and the view reputation_at as the filling release's did
+    (this release's own reads need 0027's daily sums, so the figures before are read by that view).
+    Broken on purpose:
     0022's INSERT left out (no figures: the runs read 0), or 0024's copy of reputation_events filtered
     (`WHERE capped = 0`: the capped part of an explanation, and the caps, gone)."""
     store, every_migration = fresh_database, migrations.discover()
@@ -124,6 +124,8 @@ def test_a_store_filled_before_the_table_reads_as_the_oracle(
     with monkeypatch.context() as before_0022:
         before_0022.setattr(writer, "run_days", lambda *_: None)  # the earlier release wrote none
         steady_fleet(fleet, now=NOW)
+    days = [today, today - timedelta(days=30)]
+    before = view_rows(store, TENANT, days)  # the view of the release that filled the store
 
     monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     assert migrations.migrate(store)[:3] == [
@@ -132,6 +134,8 @@ def test_a_store_filled_before_the_table_reads_as_the_oracle(
         "0024_identity_granules",
     ]
     assert_store_matches(store, TENANT, events, today, "after")
+    rows_close(view_rows(store, TENANT, days), before)
+    assert len(before) > 10
     check_explanations(store, TENANT, events, today, Model())  # from the new daily sums per type
 
     first, last = today - timedelta(days=89), today

@@ -16,14 +16,22 @@ from service.store import reputation as reputation_store
 from service.store.client import Store
 from tests.reputation_oracle import (
     Model,
-    assert_close,
     assert_matches,
     reference_key,
     reference_points,
     reputation,
     type_contributions,
 )
-from tests.reputation_seed import Posted, model_in_force, random_events, seed, store_posted
+from tests.reputation_seed import (
+    VIEW_ROWS,
+    Posted,
+    model_in_force,
+    random_events,
+    rows_close,
+    seed,
+    store_posted,
+    view_rows,
+)
 
 TENANT = "t"
 # Another model, given to the service (model.py) and to the recomputation alike.
@@ -99,7 +107,6 @@ def test_a_model_changed_in_model_py_alone_changes_the_view_the_read_and_the_exp
     _check_explanations(store, events, ["agent-00", "agent-07", "agent-33"], today)
 
 
-VIEW_ROWS = "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String} ORDER BY identity"
 VIEW_TEXT = (
     "SELECT replaceAll(create_table_query, currentDatabase() || '.', '') FROM system.tables"
     " WHERE database = currentDatabase() AND name = 'reputation_at'"
@@ -108,14 +115,7 @@ WEIGHED = Model({"key-a": 0.25, "legacy": 0.5}, half_life=30.0)
 
 
 def _view_rows(store: Store, days: list[date]) -> list[tuple]:
-    parameters = [{"as_of": as_of, "tenant": TENANT} for as_of in days]
-    return [row for each in parameters for row in store.client.query(VIEW_ROWS, parameters=each).result_rows]
-
-
-def _rows_close(actual: list[tuple], expected: list[tuple]) -> None:
-    """The same rows, floats to 1e-9: migration 0010's view rounded a float product of each day's sums, today's
-    multiplies them by an exact factor (sql/definitions/reputation_at.sql), which may change a figure's last bits."""
-    assert_close([list(row) for row in actual], [list(row) for row in expected])
+    return view_rows(store, TENANT, days)
 
 
 def test_a_store_migrated_from_main_reads_as_before_and_exactly_as_a_fresh_one(
@@ -133,9 +133,9 @@ def test_a_store_migrated_from_main_reads_as_before_and_exactly_as_a_fresh_one(
     monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     assert migrations.migrate(store)[-2:] == ["definitions/reputation_at", "definitions/reputation_scores_mv"]
     with model_in_force(store, TENANT, WEIGHED):
-        _rows_close(_view_rows(store, days), weighed)
+        rows_close(_view_rows(store, days), weighed)
     with model_in_force(store, TENANT, Model(dict.fromkeys(WEIGHED.credibility, 1.0))):
-        _rows_close(_view_rows(store, days), flat)
+        rows_close(_view_rows(store, days), flat)
     assert len(flat) > 100
     fresh = embedded_store.client.query(VIEW_TEXT).result_rows
     assert store.client.query(VIEW_TEXT).result_rows == fresh and len(fresh) == 1
