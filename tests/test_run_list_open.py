@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from service.services import runs as runs_service
 from tests.traces_support import MS, T0, otlp_json, proto_span, request_of
 
 PLANNER = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"}
@@ -110,3 +111,26 @@ def test_an_open_run_is_listed_under_the_run_id_it_has_so_far(client: httpx.Clie
     assert client.post("/v1/traces", json=_two_agents(trace_id, conversation)).status_code == 200
     assert _listed(client) == [(f"{conversation}:booker", "open"), (conversation, "open")]
     assert _listed(make_client(f"t-{uuid.uuid4().hex[:12]}")) == []
+
+
+def test_a_full_page_finds_the_open_runs_over_its_floor_past_those_under_it(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full page merges only the open runs whose spans reach its floor (its last stored run's time), and a
+    list reads a limited number of open runs. With room for one: the trace started last (planner, 80-90 ms) lies
+    under the floor (100 ms), the one started before it reaches over it (its booker starts at 150 ms), and its
+    booker still takes the page. Fails when the runs under the floor keep the read's places."""
+    monkeypatch.setattr(runs_service, "OPEN_RUNS_AT_MOST", 1)
+    stored = _session("run-at-floor", "clerk", "2023-11-14T22:13:20.100Z")
+    assert client.post("/v1/sessions", json=stored).status_code == 201
+    under, over = uuid.uuid4().bytes, uuid.uuid4().bytes
+    spans = request_of(
+        proto_span(1, trace_id=under, name="invoke_agent planner", start=T0 + 80 * MS, end=T0 + 90 * MS,
+                   attributes=PLANNER),
+        proto_span(1, trace_id=over, name="invoke_agent planner", start=T0 + 50 * MS, end=T0 + 300 * MS,
+                   attributes=PLANNER),
+        proto_span(2, trace_id=over, parent=1, name="invoke_agent booker", start=T0 + 150 * MS, end=T0 + 200 * MS,
+                   attributes=BOOKER),
+    )  # fmt: skip
+    assert client.post("/v1/traces", json=otlp_json(spans)).status_code == 200
+    assert _listed(client, limit=1) == [(f"{over.hex()}:booker", "open")]

@@ -100,8 +100,19 @@ class OpenRunBounds:
     floor_ns: int | None = None
 
 
-def open_trace_runs(store: Store, tenant: str, active_since: datetime, bounds: OpenRunBounds, limit: int) -> list[str]:
+@dataclass(frozen=True)
+class OpenRun:
+    """An open trace-born run as sql/open_trace_runs.sql finds it: its id so far and its spans' latest start."""
+
+    run_id: str
+    last_start_ns: int
+
+
+def open_trace_runs(
+    store: Store, tenant: str, active_since: datetime, bounds: OpenRunBounds, limit: int
+) -> list[OpenRun]:
     """The tenant's trace-born runs without a `runs` row whose traces received a span since `active_since`,
     within `bounds`, the most recently started first, at most `limit` (sql/open_trace_runs.sql)."""
     parameters = {"tenant": tenant, "active_since": active_since, "limit": limit, **vars(bounds)}
-    return [run_id for run_id, *_ in store.client.query(load("open_trace_runs"), parameters=parameters).result_rows]
+    result = store.client.query(load("open_trace_runs"), parameters=parameters)
+    return [OpenRun(run_id, last_start) for run_id, _, last_start in result.result_rows]
