@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from service.services import runs as runs_service
+from service.store.traces import OpenRun
 from tests.traces_support import MS, T0, otlp_json, proto_span, request_of
 
 PLANNER = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"}
@@ -134,3 +135,17 @@ def test_a_full_page_finds_the_open_runs_over_its_floor_past_those_under_it(
     )  # fmt: skip
     assert client.post("/v1/traces", json=otlp_json(spans)).status_code == 200
     assert _listed(client, limit=1) == [(f"{over.hex()}:booker", "open")]
+
+
+def test_a_run_finalized_while_the_list_reads_is_listed_once(
+    client: httpx.Client, tree: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page and the open runs are read side by side: a run finalized meanwhile can be found open by one
+    and finalized by the other (the open runs' read made to find it still open, as it would have an instant
+    before). Fails when the page shows it, or its child run, twice."""
+    assert client.post(f"/v1/runs/{tree}/finalize").status_code == 200
+    still_open = [OpenRun(tree, T0 + 6 * MS)]
+    monkeypatch.setattr(runs_service.trace_store, "open_trace_runs", lambda *_: still_open)
+    listed = _listed(client)
+    assert sorted(listed) == sorted(set(listed)) and {status for _, status in listed} == {"finalized"}
+    assert len(listed) == 4  # the two posted runs, the trace's run and its child run

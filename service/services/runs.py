@@ -117,6 +117,9 @@ def list_runs(store: Store, tenant: str, now: datetime, **filters: Any) -> list[
                 store, tenant, active_since, replace(bounds, floor_ns=floor_ns), OPEN_RUNS_AT_MOST
             )
         candidates = above
+    if candidates:  # a run finalized since its spans were read has a row now, which the page shows or will
+        finalized = run_store.run_states(store, tenant, [run.run_id for run in candidates])
+        candidates = [run for run in candidates if run.run_id not in finalized]
     opened = [summary_of(_open_record(item)) for run in candidates for item in _open_trace(store, tenant, run.run_id)]
     shown = [run for run in opened if _listed(run, filters)]
     return sorted([*stored, *shown], key=lambda run: (run.run_at, run.run_id), reverse=True)[:limit]
