@@ -18,7 +18,7 @@ from service.store import runs as run_store
 from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.rows import epoch_ms, from_epoch_ms
-from service.store.traces import OpenRunBounds
+from service.store.traces import OpenRun, OpenRunBounds
 from service.vocab import RunStatus
 
 
@@ -108,21 +108,28 @@ def list_runs(store: Store, tenant: str, now: datetime, **filters: Any) -> list[
     stored = run_store.list_runs(store, tenant, **filters)
     limit = filters["limit"]
     floor_ns = _nanos(stored[-1].run_at) if len(stored) == limit else None  # a full page: older open runs come later
-    candidates = opening.result()
-    if floor_ns is not None:
-        above = [run for run in candidates if run.last_start_ns >= floor_ns]
-        if len(candidates) == OPEN_RUNS_AT_MOST and len(above) < len(candidates):
-            # Runs under the floor took places the read's limit may have denied to runs over it: read again.
-            above = trace_store.open_trace_runs(
-                store, tenant, active_since, replace(bounds, floor_ns=floor_ns), OPEN_RUNS_AT_MOST
-            )
-        candidates = above
+    candidates = _over_the_floor(store, tenant, opening.result(), floor_ns, active_since, bounds)
     if candidates:  # a run finalized since its spans were read has a row now, which the page shows or will
-        finalized = run_store.run_states(store, tenant, [run.run_id for run in candidates])
-        candidates = [run for run in candidates if run.run_id not in finalized]
+        with_row = run_store.run_states(store, tenant, [run.run_id for run in candidates])
+        candidates = [run for run in candidates if run.run_id not in with_row]
     opened = [summary_of(_open_record(item)) for run in candidates for item in _open_trace(store, tenant, run.run_id)]
     shown = [run for run in opened if _listed(run, filters)]
     return sorted([*stored, *shown], key=lambda run: (run.run_at, run.run_id), reverse=True)[:limit]
+
+
+def _over_the_floor(
+    store: Store, tenant: str, found: list[OpenRun], floor_ns: int | None, active_since: datetime, bounds: OpenRunBounds
+) -> list[OpenRun]:
+    """The open runs `found` (read without the page's floor) whose spans reach the floor; read again with it
+    when runs under it took places the read's limit may have denied to runs over it."""
+    if floor_ns is None:
+        return found
+    above = [run for run in found if run.last_start_ns >= floor_ns]
+    if len(found) < OPEN_RUNS_AT_MOST or len(above) == len(found):
+        return above
+    return trace_store.open_trace_runs(
+        store, tenant, active_since, replace(bounds, floor_ns=floor_ns), OPEN_RUNS_AT_MOST
+    )
 
 
 def _listed(run: RunSummary, filters: dict[str, Any]) -> bool:
