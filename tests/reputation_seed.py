@@ -154,13 +154,13 @@ def assert_store_matches(
             assert_matches(actual, expected, f"{context}: {identity} as of {as_of}")
 
 
-VIEW_ROWS = "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String} ORDER BY identity"
+_VIEW_ROWS = "SELECT * FROM reputation_at(as_of = {as_of:Date}) WHERE tenant = {tenant:String} ORDER BY identity"
 
 
 def view_rows(store: Store, tenant: str, days: list[date]) -> list[tuple]:
     """The rows of the view reputation_at for the tenant on each day, as whatever release made the view reads."""
     parameters = [{"as_of": as_of, "tenant": tenant} for as_of in days]
-    return [row for each in parameters for row in store.client.query(VIEW_ROWS, parameters=each).result_rows]
+    return [row for each in parameters for row in store.client.query(_VIEW_ROWS, parameters=each).result_rows]
 
 
 def rows_close(actual: list[tuple], expected: list[tuple]) -> None:

@@ -23,7 +23,6 @@ from tests.reputation_oracle import (
     type_contributions,
 )
 from tests.reputation_seed import (
-    VIEW_ROWS,
     Posted,
     model_in_force,
     random_events,
@@ -114,10 +113,6 @@ VIEW_TEXT = (
 WEIGHED = Model({"key-a": 0.25, "legacy": 0.5}, half_life=30.0)
 
 
-def _view_rows(store: Store, days: list[date]) -> list[tuple]:
-    return view_rows(store, TENANT, days)
-
-
 def test_a_store_migrated_from_main_reads_as_before_and_exactly_as_a_fresh_one(
     fresh_database: Store, embedded_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,16 +121,16 @@ def test_a_store_migrated_from_main_reads_as_before_and_exactly_as_a_fresh_one(
     migrations.migrate(store)  # main's schema: reputation_at is the view of migration 0010
     _events, today = seed(store, TENANT)
     days = [today, today - timedelta(days=30), today - timedelta(days=100)]
-    flat = _view_rows(store, days)
+    flat = view_rows(store, TENANT, days)
     with model_in_force(store, TENANT, WEIGHED):
-        weighed = _view_rows(store, days)
+        weighed = view_rows(store, TENANT, days)
 
     monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     assert migrations.migrate(store)[-2:] == ["definitions/reputation_at", "definitions/reputation_scores_mv"]
     with model_in_force(store, TENANT, WEIGHED):
-        rows_close(_view_rows(store, days), weighed)
+        rows_close(view_rows(store, TENANT, days), weighed)
     with model_in_force(store, TENANT, Model(dict.fromkeys(WEIGHED.credibility, 1.0))):
-        rows_close(_view_rows(store, days), flat)
+        rows_close(view_rows(store, TENANT, days), flat)
     assert len(flat) > 100
     fresh = embedded_store.client.query(VIEW_TEXT).result_rows
     assert store.client.query(VIEW_TEXT).result_rows == fresh and len(fresh) == 1
@@ -167,8 +162,7 @@ def test_the_figures_are_the_same_bits_however_the_parts_hold_the_daily_sums(fre
     figures: dict[str, list[Any]] = {}
     for tenant in ("whole", "split"):
         with model_in_force(store, tenant, WEIGHED):
-            view = [row[1:] for day in days for row in store.client.query(
-                VIEW_ROWS, parameters={"as_of": day, "tenant": tenant}).result_rows]  # fmt: skip
+            view = [row[1:] for row in view_rows(store, tenant, days)]
             reads = [
                 reputation_store.identity_reputation(store, tenant, identity, today) for identity in sorted(chosen)
             ]
