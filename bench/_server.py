@@ -42,15 +42,18 @@ def _wait_ready(process: subprocess.Popen, port: int) -> None:
 
 
 @contextmanager
-def served() -> Iterator[Served]:
+def served(place: Path | None = None) -> Iterator[Served]:
+    """`repute serve` on a fresh store: this checkout's service, or the one importable from `place` (a
+    directory holding another commit's `service`, as bench compare makes them)."""
     with tempfile.TemporaryDirectory() as directory:
         data_dir, port = Path(directory), free_port()
         file_ms = file_creation_ms(data_dir)
         access_log = data_dir / "access.log"
+        from_place = {} if place is None else {"PYTHONPATH": str(place)}
         with access_log.open("wb") as stdout:
             process = subprocess.Popen(
                 [sys.executable, "-m", "service", "serve", "--port", str(port)],
-                env={**os.environ, "REPUTE_DATA_DIR": str(data_dir)},
+                env={**os.environ, "REPUTE_DATA_DIR": str(data_dir), **from_place}, cwd=place,
                 stdout=stdout, stderr=subprocess.DEVNULL,
             )  # fmt: skip
         try:

@@ -2,11 +2,20 @@
 and single-run finalize latency, against `repute serve` on the embedded store in a subprocess.
 
 The machine is shared, so next to the wall-clock figures come the server's own CPU seconds per run (all
-its threads: Python and the engine): what a run costs, whatever else the machine is doing."""
+its threads: Python and the engine): what a run costs, whatever else the machine is doing.
+
+`side_by_side` (bench compare --side-by-side) serves two commits at once and sends each batch and each
+single run to one and then the other (the order alternating), so that what the host does meanwhile falls
+on both alike: two servers measured one after the other differ by the host's drift as much as by their
+code (bench/README.md)."""
 
 import random
 import statistics
 import time
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import orjson
@@ -17,44 +26,105 @@ from service.testing.factory import make_session
 BATCH = 500
 BATCHES = 8
 SINGLES = 300
+Row = tuple[str, str, str]
 
 
-def _batched(client: httpx.Client, server: Served, rng: random.Random) -> tuple[float, float]:
-    """(runs/s, server CPU ms per run)."""
-    bodies = [
-        orjson.dumps([make_session(rng, f"b{b}-{i}", f"agent-{i % 40}", 50) for i in range(BATCH)])
-        for b in range(BATCHES)
-    ]
-    started, cpu = time.perf_counter(), cpu_seconds(server.pid)
-    for body in bodies:
-        client.post("/v1/sessions/batch", content=body).raise_for_status()
-    runs = BATCH * BATCHES
-    return runs / (time.perf_counter() - started), (cpu_seconds(server.pid) - cpu) * 1000 / runs
+@dataclass
+class Figures:
+    """One server's measurements: each batch's and each single run's wall ms and server CPU ms."""
+
+    batches: list[float] = field(default_factory=list)
+    batch_cpu: list[float] = field(default_factory=list)
+    singles: list[float] = field(default_factory=list)
+    single_cpu: list[float] = field(default_factory=list)
 
 
-def _singles(client: httpx.Client, server: Served, rng: random.Random) -> tuple[list[float], float]:
-    """(latencies in ms, server CPU ms per run)."""
-    latencies = []
-    cpu = cpu_seconds(server.pid)
-    for i in range(SINGLES):
-        body = orjson.dumps(make_session(rng, f"single-{i}", f"agent-{i % 40}", 50))
-        began = time.perf_counter()
-        client.post("/v1/sessions", content=body).raise_for_status()
-        latencies.append((time.perf_counter() - began) * 1000)
-    return latencies, (cpu_seconds(server.pid) - cpu) * 1000 / SINGLES
+@dataclass(frozen=True)
+class Bodies:
+    batches: list[bytes]
+    singles: list[bytes]
 
 
-def main() -> list[tuple[str, str, str]]:
+def bodies(batches: int = BATCHES, singles: int = SINGLES) -> Bodies:
     rng = random.Random(9)
-    with served() as server, httpx.Client(base_url=server.base_url, headers=server.headers, timeout=300) as client:
-        batched, batch_cpu = _batched(client, server, rng)
-        latencies, single_cpu = _singles(client, server, rng)
+    return Bodies(
+        [
+            orjson.dumps([make_session(rng, f"b{b}-{i}", f"agent-{i % 40}", 50) for i in range(BATCH)])
+            for b in range(batches)
+        ],
+        [orjson.dumps(make_session(rng, f"single-{i}", f"agent-{i % 40}", 50)) for i in range(singles)],
+    )
+
+
+def _post(client: httpx.Client, server: Served, path: str, body: bytes) -> tuple[float, float]:
+    """(wall ms, server CPU ms) of one request."""
+    cpu, began = cpu_seconds(server.pid), time.perf_counter()
+    client.post(path, content=body).raise_for_status()
+    return (time.perf_counter() - began) * 1000, (cpu_seconds(server.pid) - cpu) * 1000
+
+
+def _batch(client: httpx.Client, server: Served, body: bytes, figures: Figures) -> None:
+    wall, cpu = _post(client, server, "/v1/sessions/batch", body)
+    figures.batches.append(wall)
+    figures.batch_cpu.append(cpu)
+
+
+def _single(client: httpx.Client, server: Served, body: bytes, figures: Figures) -> None:
+    wall, cpu = _post(client, server, "/v1/sessions", body)
+    figures.singles.append(wall)
+    figures.single_cpu.append(cpu)
+
+
+def rows(figures: Figures) -> list[Row]:
+    runs = BATCH * len(figures.batches)
     return [
-        disk_row(server.file_ms),
-        (f"finalize through HTTP, batches of {BATCH} 50-event runs", f"{batched:,.0f} runs/s", ">= 1,000 runs/s"),
-        ("  server CPU per run, batched", f"{batch_cpu:.2f} ms", "-"),
-        ("single-run finalize p50", f"{statistics.median(latencies):.1f} ms", "-"),
-        ("single-run finalize p99", f"{percentile(latencies, 0.99):.1f} ms", "< 50 ms"),
-        ("  server CPU per run, single", f"{single_cpu:.1f} ms", "-"),
-        (load_average(), "after the API benchmarks", "-"),
+        (
+            f"finalize through HTTP, batches of {BATCH} 50-event runs",
+            f"{runs * 1000 / sum(figures.batches):,.0f} runs/s",
+            ">= 1,000 runs/s",
+        ),
+        ("  server CPU per run, batched", f"{sum(figures.batch_cpu) / runs:.2f} ms", "-"),
+        ("single-run finalize p50", f"{statistics.median(figures.singles):.1f} ms", "-"),
+        ("single-run finalize p99", f"{percentile(figures.singles, 0.99):.1f} ms", "< 50 ms"),
+        ("  server CPU per run, single", f"{statistics.mean(figures.single_cpu):.1f} ms", "-"),
     ]
+
+
+def main() -> list[Row]:
+    posted, figures = bodies(), Figures()
+    with served() as server, httpx.Client(base_url=server.base_url, headers=server.headers, timeout=300) as client:
+        for body in posted.batches:
+            _batch(client, server, body, figures)
+        for body in posted.singles:
+            _single(client, server, body, figures)
+    return [disk_row(server.file_ms), *rows(figures), (load_average(), "after the API benchmarks", "-")]
+
+
+def side_by_side(places: Mapping[str, Path], batches: int = 2 * BATCHES, singles: int = SINGLES) -> dict[str, Figures]:
+    """Each label's server (its service from its place, bench/compare.py) measured request by request beside
+    the others: every batch, then every single run, goes to each server in turn, the first one alternating.
+    One batch and a few single runs first, on each, are not counted (a new server's first requests)."""
+    posted = bodies(batches + 1, singles + 20)
+    figures = {label: Figures() for label in places}
+    with ExitStack() as stack:
+        clients = {}
+        for label, place in places.items():
+            server = stack.enter_context(served(place))
+            client = stack.enter_context(httpx.Client(base_url=server.base_url, headers=server.headers, timeout=300))
+            clients[label] = (client, server)
+            _batch(client, server, posted.batches[0], Figures())
+            for body in posted.singles[:20]:
+                _single(client, server, body, Figures())
+        for number, body in enumerate(posted.batches[1:]):
+            for label in turn_order(list(clients), number):
+                _batch(*clients[label], body, figures[label])
+        for number, body in enumerate(posted.singles[20:]):
+            for label in turn_order(list(clients), number):
+                _single(*clients[label], body, figures[label])
+    return figures
+
+
+def turn_order(labels: list[str], number: int) -> list[str]:
+    """The labels in the order of request `number`: each one first in its turn."""
+    shift = number % len(labels)
+    return labels[shift:] + labels[:shift]

@@ -5,7 +5,11 @@ table: each figure of each round, REV's beside the working tree's.
 
 REV's service is checked out once under build/compare/ (a detached git worktree). A benchmark that cannot
 run against an older service (it uses a function that did not exist yet) shows its error as a row; the
-API benchmark (`api`, through HTTP only) runs against any commit."""
+API benchmark (`api`, through HTTP only) runs against any commit.
+
+`--side-by-side` measures the API benchmark's figures with both services serving at once, request by
+request in turn (bench/api.py, `side_by_side`): the host's drift over a round, which moves a figure as much
+as a change does, then falls on both alike."""
 
 import argparse
 import json
@@ -17,6 +21,9 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+
+from bench import api
+from bench._server import load_average
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "compare"
@@ -65,6 +72,9 @@ def cli(argv: list[str]) -> int:
     parser.add_argument("rev", help="the commit to compare the working tree with (e.g. main, 435904c)")
     parser.add_argument("names", nargs="*", default=["api"], help="benchmarks (default: api)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, each running REV then the working tree")
+    parser.add_argument(
+        "--side-by-side", action="store_true", help="the API figures with both served at once, request by request"
+    )
     args = parser.parse_args(argv)
     sha, tree = checkout(args.rev)
     trees = {sha: tree, "working tree": ROOT}
@@ -72,9 +82,9 @@ def cli(argv: list[str]) -> int:
     targets: dict[tuple[str, str], str] = {}
     console = Console(width=None if sys.stdout.isatty() else 160)
     for number in range(args.rounds):
-        for label, service_tree in trees.items():
-            console.print(f"round {number + 1}: {label} ...", highlight=False)
-            for benchmark, metric, measured, target in run_against(label.replace(" ", "-"), service_tree, args.names):
+        console.print(f"round {number + 1} ...", highlight=False)
+        for label, rows in _round(trees, args.names, args.side_by_side):
+            for benchmark, metric, measured, target in rows:
                 figures[(benchmark, metric)][label].append(measured)
                 targets[(benchmark, metric)] = target
     table = Table("benchmark", "metric", sha, "working tree", "target", title=f"{sha} beside the working tree")
@@ -82,3 +92,13 @@ def cli(argv: list[str]) -> int:
         table.add_row(*key, " / ".join(by_tree[sha]), " / ".join(by_tree["working tree"]), targets[key])
     console.print(table)
     return 0
+
+
+def _round(trees: dict[str, Path], names: list[str], side_by_side: bool) -> list[tuple[str, list[Row]]]:
+    """One round: each tree's rows, label by label."""
+    if not side_by_side:
+        return [(label, run_against(label.replace(" ", "-"), tree, names)) for label, tree in trees.items()]
+    places = {label: _beside(label.replace(" ", "-"), tree) for label, tree in trees.items()}
+    measured = api.side_by_side(places)
+    load = (load_average(), "after the round", "-")
+    return [(label, [("api", *row) for row in [*api.rows(figures), load]]) for label, figures in measured.items()]

@@ -4,6 +4,7 @@ import itertools
 import json
 import math
 from collections import Counter
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -305,6 +306,13 @@ def test_stages_and_reasons_are_recorded_in_lowercase() -> None:
     evidence = [{"event": "Error_Event", "stage": "SETUP", "reason": "Toolchain_Missing:v2.1-rc"}]
     outcome = classify_execution(None, evidence, 90, readiness=READY)
     assert (outcome.stage, outcome.reason_code) == ("setup", "toolchain_missing:v2.1-rc")
+
+
+def test_a_staged_error_is_read_from_any_mapping_not_only_a_dict() -> None:
+    """The outcome takes a parsed event (a dict) by its class first; any other mapping is still an event."""
+    evidence = [MappingProxyType({"event": "tool_call"}), MappingProxyType(staged_error("setup", reason="no_disk"))]
+    outcome = classify_execution(None, evidence, 90, readiness=READY)
+    assert (outcome.status, outcome.stage, outcome.reason_code) == (ERROR, "setup", "no_disk")
 
 
 @pytest.mark.parametrize(
