@@ -56,23 +56,20 @@ def bodies(batches: int = BATCHES, singles: int = SINGLES) -> Bodies:
     )
 
 
-def _post(client: httpx.Client, server: Served, path: str, body: bytes) -> tuple[float, float]:
-    """(wall ms, server CPU ms) of one request."""
+def _post(client: httpx.Client, server: Served, path: str, body: bytes, walls: list[float], cpus: list[float]) -> None:
+    """One request, its wall ms added to `walls` and the server's CPU ms to `cpus`."""
     cpu, began = cpu_seconds(server.pid), time.perf_counter()
     client.post(path, content=body).raise_for_status()
-    return (time.perf_counter() - began) * 1000, (cpu_seconds(server.pid) - cpu) * 1000
+    walls.append((time.perf_counter() - began) * 1000)
+    cpus.append((cpu_seconds(server.pid) - cpu) * 1000)
 
 
 def _batch(client: httpx.Client, server: Served, body: bytes, figures: Figures) -> None:
-    wall, cpu = _post(client, server, "/v1/sessions/batch", body)
-    figures.batches.append(wall)
-    figures.batch_cpu.append(cpu)
+    _post(client, server, "/v1/sessions/batch", body, figures.batches, figures.batch_cpu)
 
 
 def _single(client: httpx.Client, server: Served, body: bytes, figures: Figures) -> None:
-    wall, cpu = _post(client, server, "/v1/sessions", body)
-    figures.singles.append(wall)
-    figures.single_cpu.append(cpu)
+    _post(client, server, "/v1/sessions", body, figures.singles, figures.single_cpu)
 
 
 def rows(figures: Figures) -> list[Row]:

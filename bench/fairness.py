@@ -278,10 +278,15 @@ async def _idle(pid: int) -> float | None:
     return None
 
 
+def _medians(samples: Samples) -> dict[str, float]:
+    """B's p50 of each kind of request in `samples`."""
+    return {kind: statistics.median(samples.latencies(kind)) for kind in KINDS}
+
+
 def _out_of_normal(baseline: Samples, samples: Samples, since: float, windows: int) -> list[bool]:
     """For each of `windows` windows of `samples` from `since`: whether B's p50 of some kind in it is above
     NORMAL times its p50 in `baseline` (B alone)."""
-    alone = {kind: statistics.median(baseline.latencies(kind)) for kind in KINDS}
+    alone = _medians(baseline)
 
     def late(start: float) -> bool:
         windows_by_kind = {kind: samples.latencies(kind, start, start + WINDOW_SECONDS) for kind in KINDS}
@@ -338,8 +343,7 @@ def _rows(flood: str, measured: Measured) -> list[tuple[str, str, str]]:
 def _recovery_rows(flood: str, measured: Measured) -> list[tuple[str, str, str]]:
     """B alone again on the store the flood left, and the return to normal against B alone before and after."""
     idle = "never" if measured.idle_after is None else f"{measured.idle_after:.0f} s after B's last window"
-    before = {kind: statistics.median(measured.alone.latencies(kind)) for kind in KINDS}
-    again = {kind: statistics.median(measured.alone_after.latencies(kind)) for kind in KINDS}
+    before, again = _medians(measured.alone), _medians(measured.alone_after)
     figures = ", ".join(f"{kind} {again[kind]:.0f} ms ({again[kind] / before[kind]:.2f}x)" for kind in KINDS)
     rows = [(f"{flood}: B alone again once the server is idle ({idle}), p50 (x before)", figures, "-")]
     for baseline, name in ((measured.alone, "before the flood"), (measured.alone_after, "on the store the flood left")):
