@@ -72,7 +72,7 @@ def main() -> list[tuple[str, str, str]]:
             ("  of which the client library reads its text",
              lambda: client.create_query_context(query=formula, parameters=parameters)),
             ("read: the runs' figures (identity_run_days)",
-             lambda: reputation_store.identity_activity(store, TENANT, [IDENTITY], first, today)),
+             lambda: reputation_store.identity_activity(store, TENANT, IDENTITY, first, today)),
             ("one trivial statement (SELECT 1)", lambda: client.query("SELECT 1")),
         )  # fmt: skip
         rows = [_row(name, _timed(call)) for name, call in steps]

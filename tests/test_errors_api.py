@@ -4,7 +4,7 @@ nothing; profiles name their detectors; a re-diagnosis applies the new detectors
 an agent that crashes half its runs ranks below a clean one and its own clean past; the top failure is the
 primary failure of most runs. Each test names the change that turns it red (tried by hand)."""
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -265,6 +265,6 @@ def test_runs_stored_before_the_primary_impact_read_it_from_their_dimension(
     store.insert("runs", [row], column_names=columns)
     monkeypatch.setattr(migrations, "discover", lambda *_args: every_migration)
     migrations.migrate(store)
-    [day] = identity_activity(store, tenant, ["legacy-agent"], NOW.date(), NOW.date())["legacy-agent"]
-    assert (day["primary_failures"], day["primary_impacts"]) == ({"skill_failure": 1}, {"skill_failure": -26})
-    assert date.fromisoformat(str(day["day"])) == NOW.date()
+    window = identity_activity(store, tenant, "legacy-agent", NOW.date(), NOW.date())
+    assert window is not None
+    assert (window["primary_failures"], window["primary_impacts"]) == ({"skill_failure": 1}, {"skill_failure": -26})

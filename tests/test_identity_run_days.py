@@ -73,34 +73,52 @@ def test_a_finalize_retried_after_its_run_row_failed_counts_its_run_once(
 
 
 def _expected_days(records: list[RunRecord], first: date, last: date) -> dict[str, dict[date, dict[str, Any]]]:
-    """What sql/identity_activity.sql should say, per identity and day, of the runs written (brute force)."""
+    """What sql/identity_days.sql should say, per identity and day, of the runs written (brute force)."""
     days: dict[str, dict[date, list[RunRecord]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         if first <= record.run_at.date() <= last:
             days[record.identity][record.run_at.date()].append(record)
-    expected: dict[str, dict[date, dict[str, Any]]] = {}
-    for identity, by_day in days.items():
-        expected[identity] = {}
-        for day, runs in by_day.items():
-            quality = [r for r in runs if r.execution_status != "execution_error"]
-            expected[identity][day] = {
-                "runs": len(runs),
-                "execution_errors": len(runs) - len(quality),
-                "unsafe_runs": sum(r.readiness == "unsafe_for_production" for r in quality),
-                "mean_trust": sum(r.trust_score or 0 for r in quality) / len(quality) if quality else None,
-                "last_run_at": max(r.run_at for r in runs),
-                "primary_failures": dict(Counter(r.primary_failure for r in quality if r.primary_failure)),
-            }
-    return expected
+    return {identity: {day: _figures(runs) for day, runs in by_day.items()} for identity, by_day in days.items()}
 
 
-def _activity(store: Store, identities: list[str], first: date, last: date) -> dict[str, dict[date, dict[str, Any]]]:
-    read = reputation_store.identity_activity(store, RUNS_TENANT, identities, first, last)
+def _figures(runs: list[RunRecord]) -> dict[str, Any]:
+    quality = [r for r in runs if r.execution_status != "execution_error"]
     return {
-        identity: {row["day"]: {k: v for k, v in row.items() if k not in ("day", "primary_impacts")} for row in days}
+        "runs": len(runs),
+        "execution_errors": len(runs) - len(quality),
+        "unsafe_runs": sum(r.readiness == "unsafe_for_production" for r in quality),
+        "mean_trust": sum(r.trust_score or 0 for r in quality) / len(quality) if quality else None,
+    }
+
+
+def _expected_window(records: list[RunRecord], identity: str, first: date, last: date) -> dict[str, Any] | None:
+    """What sql/identity_activity.sql should say of one identity's runs written (brute force)."""
+    runs = [r for r in records if r.identity == identity and first <= r.run_at.date() <= last]
+    if not runs:
+        return None
+    figures = _figures(runs)
+    quality = [r for r in runs if r.execution_status != "execution_error"]
+    return {
+        "runs": figures["runs"],
+        "execution_errors": figures["execution_errors"],
+        "unsafe_runs": figures["unsafe_runs"],
+        "last_run_at": max(r.run_at for r in runs),
+        "primary_failures": dict(Counter(r.primary_failure for r in quality if r.primary_failure)),
+    }
+
+
+def _days(store: Store, identities: list[str], first: date, last: date) -> dict[str, dict[date, dict[str, Any]]]:
+    read = reputation_store.identity_days(store, RUNS_TENANT, identities, first, last)
+    return {
+        identity: {row["day"]: {k: v for k, v in row.items() if k != "day"} for row in days}
         for identity, days in read.items()
         if days
     }
+
+
+def _window(store: Store, identity: str, first: date, last: date) -> dict[str, Any] | None:
+    read = reputation_store.identity_activity(store, RUNS_TENANT, identity, first, last)
+    return None if read is None else {k: v for k, v in read.items() if k != "primary_impacts"}
 
 
 def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
@@ -140,13 +158,16 @@ def test_a_store_filled_before_the_table_reads_as_before_and_as_the_oracle(
 
     first, last = today - timedelta(days=89), today
     written = _stored_runs(store, RUNS_TENANT)
-    assert _activity(store, sorted({r.identity for r in written}), first, last) == _expected_days(written, first, last)
+    identities = sorted({r.identity for r in written})
+    assert _days(store, identities, first, last) == _expected_days(written, first, last)
+    for identity in [*identities, "no-such-agent"]:
+        assert _window(store, identity, first, last) == _expected_window(written, identity, first, last)
     reputation_store.refresh_scores(store)
     for row in reputation_store.list_identities(store, RUNS_TENANT, limit=100):
-        days = _expected_days(written, first, last)[row["identity"]].values()
-        assert row["runs"] == sum(day["runs"] for day in days)
-        assert row["unsafe_runs"] == sum(day["unsafe_runs"] for day in days)
-        assert row["last_run_at"] == max(day["last_run_at"] for day in days)
+        window = _expected_window(written, row["identity"], first, last)
+        assert window is not None
+        assert (row["runs"], row["unsafe_runs"]) == (window["runs"], window["unsafe_runs"])
+        assert row["last_run_at"] == window["last_run_at"]
 
 
 def _stored_runs(store: Store, tenant: str) -> list[RunRecord]:

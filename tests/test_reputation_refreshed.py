@@ -69,8 +69,8 @@ def _report(
 def test_the_report_from_the_fleet_row_is_the_formulas(
     embedded_store: Store, refreshed_tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Broken on purpose: a figure of the row left out or renamed, the runs' figures not read as one day's
-    (activity() given none), or a column read from the wrong table → the reports differ."""
+    """Broken on purpose: a figure of the row left out or renamed, the runs' figures not read as the window's
+    sums (activity() given none), or a column read from the wrong table → the reports differ."""
     store, tenant = embedded_store, refreshed_tenant
     for identity in IDENTITIES:
         assert _fresh(store, tenant, identity) is not None, identity

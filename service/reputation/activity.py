@@ -2,33 +2,38 @@
 one with the same score: execution errors are left out of reputation (SPEC §6), so an agent with six
 clean runs and six execution errors scores what a clean one does, and only these figures tell them apart.
 
-Pure: it sums the per-day rows of sql/identity_activity.sql (the fleet's SQL sums the same per identity).
+Pure: it reads the sums of sql/identity_activity.sql or of the fleet table's row (whose refresh sums the same
+per identity), and the days of sql/identity_days.sql.
 """
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.reputation.model import reported
 
+_NO_RUNS: dict[str, Any] = {
+    "runs": 0,
+    "execution_errors": 0,
+    "execution_error_share": None,
+    "unsafe_runs": 0,
+    "last_run_at": None,
+    "top_failure": None,
+}
 
-def activity(days: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Runs, execution errors and their share, unsafe verdicts, the last run's time and the top failure over
-    the days given."""
-    runs = sum(day["runs"] for day in days)
-    errors = sum(day["execution_errors"] for day in days)
-    primaries: Counter[str] = Counter()
-    impacts: Counter[str] = Counter()
-    for day in days:
-        primaries.update(day["primary_failures"])
-        impacts.update(day["primary_impacts"])
+
+def activity(window: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Runs, execution errors and their share, unsafe verdicts, the last run's time and the top failure, from
+    the sums of a window's runs (sql/identity_activity.sql, or the fleet table's row); None: no run."""
+    if window is None:
+        return dict(_NO_RUNS)
+    runs, errors = window["runs"], window["execution_errors"]
     return {
         "runs": runs,
         "execution_errors": errors,
         "execution_error_share": reported(errors / runs) if runs else None,
-        "unsafe_runs": sum(day["unsafe_runs"] for day in days),
-        "last_run_at": max((day["last_run_at"] for day in days), default=None),
-        "top_failure": top_failure(primaries, impacts),
+        "unsafe_runs": window["unsafe_runs"],
+        "last_run_at": window["last_run_at"],
+        "top_failure": top_failure(window["primary_failures"], window["primary_impacts"]),
     }
 
 

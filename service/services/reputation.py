@@ -39,19 +39,18 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
     that read), else by the formula and the runs' daily figures."""
     refreshed = reputation_store.refreshed_reputation(store, tenant, identity, as_of)
     if refreshed is not None:
-        # The row sums the window's runs' figures as a day's row of them does: activity() reads it as one day.
-        return _report(identity, as_of, refreshed, [refreshed])
+        return _report(identity, as_of, refreshed, refreshed)  # its runs' figures are the window's sums
     first = as_of - timedelta(days=model.WINDOW_DAYS - 1)
     # Two independent reads of a few granules each: side by side.
-    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, as_of))
+    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, identity, first, as_of))
     row = reputation_store.identity_reputation(store, tenant, identity, as_of)
-    days = runs.result()[identity]
-    if row is None and not days and not reputation_store.identity_exists(store, tenant, identity):
+    window = runs.result()
+    if row is None and window is None and not reputation_store.identity_exists(store, tenant, identity):
         return None
-    return _report(identity, as_of, row, days)
+    return _report(identity, as_of, row, window)
 
 
-def _report(identity: str, as_of: date, row: dict[str, Any] | None, days: list[dict[str, Any]]) -> dict[str, Any]:
+def _report(identity: str, as_of: date, row: dict[str, Any] | None, runs: dict[str, Any] | None) -> dict[str, Any]:
     failures = dict(sorted(row["failures"].items())) if row else {}
     return {
         "identity": identity,
@@ -68,7 +67,7 @@ def _report(identity: str, as_of: date, row: dict[str, Any] | None, days: list[d
         "score_30d_ago": _figure(row, "score_30d_ago"),
         "trend_7d": _figure(row, "trend_7d"),
         "trend_30d": _figure(row, "trend_30d"),
-        **activity(days),
+        **activity(runs),
     }
 
 
@@ -107,7 +106,7 @@ def fleet(store: Store, tenant: str, now: datetime, **filters: Any) -> dict[str,
     rows = reputation_store.list_identities(store, tenant, **filters)
     today = now.date()
     first = today - timedelta(days=SPARKLINE_DAYS - 1)
-    days = reputation_store.identity_activity(store, tenant, [row["identity"] for row in rows], first, today)
+    days = reputation_store.identity_days(store, tenant, [row["identity"] for row in rows], first, today)
     identities = [
         {
             "identity": row["identity"],
@@ -136,7 +135,7 @@ def history(store: Store, tenant: str, identity: str, days: int, today: date) ->
     one read of each (the runs' figures beside the reputation's)."""
     first = today - timedelta(days=days - 1)
     series_days = [first + timedelta(days=offset) for offset in range(days)]
-    runs = store.beside(lambda: reputation_store.identity_activity(store, tenant, [identity], first, today))
+    runs = store.beside(lambda: reputation_store.identity_days(store, tenant, [identity], first, today))
     scores = reputation_store.identity_reputations(store, tenant, identity, series_days)
     activity_by_day = {day["day"]: day for day in runs.result()[identity]}
     if not scores and not activity_by_day and not reputation_store.identity_exists(store, tenant, identity):

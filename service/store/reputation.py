@@ -361,16 +361,24 @@ def list_identities(
     return rows
 
 
-def identity_activity(
+def identity_days(
     store: Store, tenant: str, identities: Sequence[str], first: date, last: date
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per identity, what its finalized runs say per day over [first, last] (sql/identity_activity.sql),
-    days with runs only, oldest first."""
+    """Per identity, what its finalized runs say per day over [first, last] (sql/identity_days.sql): runs,
+    execution errors, unsafe verdicts and the mean trust, days with runs only, oldest first."""
     parameters = {"tenant": tenant, "identities": list(identities), "first": first, "last": last}
     found: dict[str, list[dict[str, Any]]] = {identity: [] for identity in identities}
-    for row in dicts(store.client.query(load("identity_activity"), parameters=parameters)):
-        found[row.pop("identity")].append({**row, "last_run_at": as_utc(row["last_run_at"])})
+    for row in dicts(store.client.query(load("identity_days"), parameters=parameters)):
+        found[row.pop("identity")].append(row)
     return found
+
+
+def identity_activity(store: Store, tenant: str, identity: str, first: date, last: date) -> dict[str, Any] | None:
+    """What the identity's finalized runs say over [first, last] (sql/identity_activity.sql); None when it has
+    no run then."""
+    parameters = {"tenant": tenant, "identity": identity, "first": first, "last": last}
+    rows = dicts(store.client.query(load("identity_activity"), parameters=parameters))
+    return {**rows[0], "last_run_at": as_utc(rows[0]["last_run_at"])} if rows else None
 
 
 def repair_daily_sums(store: Store) -> None:
