@@ -217,6 +217,16 @@ def test_a_childs_harness_context_takes_the_traces_spans_before_its_own_resource
     assert child.suite == "suite-of-the-trace"
 
 
+def test_a_childs_harness_context_from_the_trace_is_its_roots_before_an_earlier_agents() -> None:
+    """A child run naming no suite takes the trace's root's, though another agent's span starts earlier and
+    names its own. Broken on purpose: the trace's spans read in run order, not roots first → the helper's."""
+    helper = agent(2, "helper", 5, **{"repute.suite": "suite-of-the-helper"})
+    lead = agent(5, "lead", None, **{"repute.suite": "suite-of-the-lead"})
+    reviewer = agent(7, "reviewer", 5)
+    runs = {run.identity: run for run in map_runs("r", [helper, lead, reviewer])}
+    assert (runs["reviewer"].suite, runs["helper"].suite) == ("suite-of-the-lead", "suite-of-the-helper")
+
+
 def test_an_agent_on_a_cycle_of_parent_ids_is_outermost_after_another_cycle_was_walked() -> None:
     """Each cycle of parent ids is entered at its first span, as if its link to its parent were lost; the
     walk around one cycle leaves nothing open for the next. Broken on purpose: `_outermost_agents`'s `if

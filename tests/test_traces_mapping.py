@@ -57,6 +57,18 @@ def test_suite_task_and_trial_come_from_span_or_resource_attributes() -> None:
     assert (unreadable.suite, unreadable.task_id, unreadable.trial) == (None, None, None)
 
 
+def test_the_root_span_names_the_context_before_an_earlier_span_below_it() -> None:
+    """A span that starts before the root (its clock ahead) names another suite: the root's is the run's,
+    from its attributes and then from its resource. Broken on purpose: the spans read in run order, not
+    roots first → the earlier span's."""
+    early = make_span(
+        2, parent=1, start=T0 - MS, attributes={"repute.suite": "child"}, resource={"repute.task_id": "c"}
+    )
+    root = make_span(1, start=T0, attributes={"repute.suite": "root"}, resource={"repute.task_id": "r"})
+    run = map_run("r", [early, root])
+    assert (run.suite, run.task_id) == ("root", "r")
+
+
 def test_the_run_spans_from_the_earliest_start_to_the_latest_end() -> None:
     long_root = make_span(1, start=T0, end=T0 + 9 * MS)
     last_start = make_span(2, parent=1, start=T0 + 5 * MS, end=T0 + 6 * MS)

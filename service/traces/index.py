@@ -11,6 +11,7 @@ walk where it closes.
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -69,10 +70,10 @@ class TraceIndex:
         one, else None."""
         return self._nearest(span, self._stages, _own_stage, None)
 
-    def context(self, name: str, own: list[Span], read: Callable[[AttributeValue], Answer | None]) -> Answer | None:
-        """A harness attribute (`repute.*`) as `read` reads it: from the attributes of `own` (roots
-        first), else of the trace's spans, else from the resources of `own`, else of the trace's."""
-        ranked = roots_first(own)
+    def context(self, name: str, ranked: list[Span], read: Callable[[AttributeValue], Answer | None]) -> Answer | None:
+        """A harness attribute (`repute.*`) as `read` reads it: from the attributes of a run's own spans
+        (`ranked`: roots first, `roots_first`), else of the trace's spans, else from the resources of its own,
+        else of the trace's."""
         for found in (
             lambda: _first(read, name, (span.attributes for span in ranked)),
             lambda: self._trace_first(read, name, resources=False),
@@ -84,11 +85,14 @@ class TraceIndex:
                 return value
         return None
 
+    @cached_property
+    def _ranked(self) -> list[Span]:
+        return roots_first(self.ordered)
+
     def _trace_first(self, read: Callable[[AttributeValue], Answer | None], name: str, resources: bool) -> Any:
         key = (read, name, resources)
         if key not in self._trace_context:
-            spans = roots_first(self.ordered)
-            dicts = (span.resource_attributes if resources else span.attributes for span in spans)
+            dicts = (span.resource_attributes if resources else span.attributes for span in self._ranked)
             self._trace_context[key] = _first(read, name, dicts)
         return self._trace_context[key]
 
@@ -194,7 +198,12 @@ class TraceIndex:
 
 
 def _first(read: Callable[[AttributeValue], Answer | None], name: str, dicts: Iterable[Attributes]) -> Answer | None:
-    return next((value for values in dicts if (value := read(values.get(name))) is not None), None)
+    """The first value `read` gives of the attribute `name` in `dicts`; an absent attribute is not read (most
+    spans carry none: this scans a whole trace)."""
+    return next(
+        (value for values in dicts if (raw := values.get(name)) is not None and (value := read(raw)) is not None),
+        None,
+    )
 
 
 def _own_stage(span: Span) -> object:

@@ -42,7 +42,7 @@ from service.otlp.values import as_decimal, as_int
 from service.priority import stepping
 from service.traces import semconv
 from service.traces.index import TraceIndex
-from service.traces.order import span_key, span_order
+from service.traces.order import roots_first, span_key, span_order
 from service.traces.roles import AGENT, TOOL, Usage, agent_identity, first_text, usage_of
 from service.traces.spans import NANOS_PER_MS, Span
 from service.vocab import KNOWN_REASON_CODES, MESSAGE_CHARS, ExecutionStatus
@@ -94,12 +94,13 @@ def segment_run(
     handed_over = {span_key(span) for span in handoffs}
     root_run = parent_run_id is None
     items = sorted([*own, *handoffs], key=span_order)
+    ranked = roots_first(own)
     return TraceRun(
         run_id=run_id,
         identity=identity,
-        suite=index.context(semconv.SUITE, own, attribute_text),
-        task_id=index.context(semconv.TASK_ID, own, attribute_text),
-        trial=index.context(semconv.TRIAL, own, _trial_number),
+        suite=index.context(semconv.SUITE, ranked, attribute_text),
+        task_id=index.context(semconv.TASK_ID, ranked, attribute_text),
+        trial=index.context(semconv.TRIAL, ranked, _trial_number),
         events=[
             event
             for span in stepping(items)  # a trace's mapping is most of its finalize's Python: it steps aside
