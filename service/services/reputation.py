@@ -36,7 +36,7 @@ def reputation_report(store: Store, tenant: str, identity: str, as_of: date) -> 
     """SPEC §7 for one identity, and what its runs of the same window say (service.reputation.activity);
     None when the tenant has never seen the identity. Read from the fleet table's row when nothing it was
     computed from changed since (the figures the formula gives; the formula's planning alone costs more than
-    that read), else by the formula and the runs' daily figures."""
+    that read), else by the formula and its runs' sums over the window."""
     refreshed = reputation_store.refreshed_reputation(store, tenant, identity, as_of)
     if refreshed is not None:
         return _report(identity, as_of, refreshed, refreshed)  # its runs' figures are the window's sums
