@@ -26,6 +26,7 @@ from service.testing.factory import make_session
 BATCH = 500
 BATCHES = 8
 SINGLES = 300
+WARM_SINGLES = 20  # single runs each new server answers, side by side, before it is measured
 Row = tuple[str, str, str]
 
 
@@ -100,8 +101,8 @@ def main() -> list[Row]:
 def side_by_side(places: Mapping[str, Path], batches: int = 2 * BATCHES, singles: int = SINGLES) -> dict[str, Figures]:
     """Each label's server (its service from its place, bench/compare.py) measured request by request beside
     the others: every batch, then every single run, goes to each server in turn, the first one alternating.
-    One batch and a few single runs first, on each, are not counted (a new server's first requests)."""
-    posted = bodies(batches + 1, singles + 20)
+    One batch and WARM_SINGLES single runs first, on each, are not counted (a new server's first requests)."""
+    posted = bodies(batches + 1, singles + WARM_SINGLES)
     figures = {label: Figures() for label in places}
     with ExitStack() as stack:
         clients = {}
@@ -110,12 +111,12 @@ def side_by_side(places: Mapping[str, Path], batches: int = 2 * BATCHES, singles
             client = stack.enter_context(httpx.Client(base_url=server.base_url, headers=server.headers, timeout=300))
             clients[label] = (client, server)
             _batch(client, server, posted.batches[0], Figures())
-            for body in posted.singles[:20]:
+            for body in posted.singles[:WARM_SINGLES]:
                 _single(client, server, body, Figures())
         for number, body in enumerate(posted.batches[1:]):
             for label in turn_order(list(clients), number):
                 _batch(*clients[label], body, figures[label])
-        for number, body in enumerate(posted.singles[20:]):
+        for number, body in enumerate(posted.singles[WARM_SINGLES:]):
             for label in turn_order(list(clients), number):
                 _single(*clients[label], body, figures[label])
     return figures
