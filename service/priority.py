@@ -8,14 +8,17 @@ writer gives the lock up for an instant (`time.sleep(0)`), and a thread waiting 
 With no read in flight it costs nothing; with no thread waiting, a system call. How many writes run at
 once is the write pool's to say (service.api.writes).
 
-A write of a tenant that floods (jobs queued behind the one running) does more: it pauses (`pausing`)
-while a read is in flight or another tenant's write that is no flood runs, up to PAUSE_SECONDS at each of
-its steps, so that work has the interpreter to itself (SPEC §13: one tenant's flood never slows another
-tenant's writes beyond its share, nor any read). The pool says, for the job a thread runs, whether it
-should (`yielding`); the long loops of a write (decoding OTLP, building rows) step aside every STEP items
-(`stepping`). Such a job's inserts also run at the lowest OS priority on the embedded engine (`lowered`,
-service.store.client), and any other write's at the engine's own: the kernel then gives another tenant's
-write the cores before a flood's, where every write at the lowest priority shared them evenly.
+A write of a tenant that floods (jobs queued behind the one running) does more: it pauses while a read is
+in flight or another tenant's write that is no flood runs, up to PAUSE_SECONDS at each of its steps, so
+that work has the interpreter to itself (SPEC §13: one tenant's flood never slows another tenant's writes
+beyond its share, nor any read). The pool says, for the job a thread runs, whether it should
+(`yielding`); the long loops of a write (decoding OTLP, building rows) step aside every STEP items
+(`stepping`). A paused write sleeps until what it gave way to ends (`calmed`: the last read in flight, a
+job of the pool), not polling: a waking thread asks for the interpreter's lock, and at the switch interval
+below each ask would take the lock from the work it pauses for. Such a job's inserts also run at the
+lowest OS priority on the embedded engine (`lowered`, service.store.client), and any other write's at the
+engine's own: the kernel then gives another tenant's write the cores before a flood's, where every write
+at the lowest priority shared them evenly.
 
 Some steps of a write hold the lock with no loop to step aside in: parsing a large body, diagnosing a run
 of 10,000 events, the driver encoding its rows. The interpreter makes such a thread hand the lock over
@@ -36,6 +39,15 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+_calm = threading.Condition()  # notified when what a paused write gives way to may have ended
+
+
+def calmed() -> None:
+    """Wakes the paused writes (`step_aside`): a read, or a job they gave way to, has ended."""
+    with _calm:
+        _calm.notify_all()
+
+
 class ReadsInFlight:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -50,13 +62,15 @@ class ReadsInFlight:
         finally:
             with self._lock:
                 self.count -= 1
+                last = self.count == 0
+            if last:
+                calmed()
 
 
 reads = ReadsInFlight()
 
 
 PAUSE_SECONDS = 0.05  # the longest a flooding write waits at one step
-PAUSE_STEP_SECONDS = 0.001
 STEP = 64  # items of a long loop between two steps aside
 _job = threading.local()  # `answers`: the pool's JobAnswers for the job this thread runs
 
@@ -116,8 +130,9 @@ def step_aside() -> None:
     PAUSE_SECONDS); any write lets a read that waits for the interpreter's lock go first."""
     if behind_others():
         deadline = time.monotonic() + PAUSE_SECONDS
-        while behind_others() and time.monotonic() < deadline:
-            time.sleep(PAUSE_STEP_SECONDS)
+        with _calm:
+            while behind_others() and (left := deadline - time.monotonic()) > 0:
+                _calm.wait(left)
     elif reads.count:
         time.sleep(0)
 

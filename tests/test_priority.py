@@ -4,6 +4,7 @@ runs at the lowest OS priority."""
 
 import asyncio
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,7 +19,7 @@ from starlette.routing import Route
 from service import priority
 from service.api.app import create_app
 from service.api.reads_first import ReadsFirstMiddleware
-from service.priority import JobAnswers, lowered, reads, stepping_aside, yielding
+from service.priority import JobAnswers, lowered, reads, step_aside, stepping_aside, yielding
 from service.settings import Settings
 from service.store.client import Store
 
@@ -32,6 +33,26 @@ def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.M
         stepping_aside(str, range(3))
     assert pauses == [0, 0, 0]
     assert reads.count == 0
+
+
+def test_a_paused_write_goes_on_when_the_last_read_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that gives way sleeps while a read is in flight and wakes when the last read ends, not when
+    its pause runs out (nor by polling). Broken on purpose: `calmed()` left out of `ReadsInFlight.reading` →
+    the write sleeps its whole pause → this test fails."""
+    monkeypatch.setattr(priority, "PAUSE_SECONDS", 60.0)
+    done = threading.Event()
+
+    def write() -> None:
+        with yielding(JobAnswers(behind=lambda: reads.count > 0, lowered=lambda: True)):
+            step_aside()
+        done.set()
+
+    writer = threading.Thread(target=write)
+    with reads.reading():
+        writer.start()
+        assert not done.wait(0.2)  # paused while the read runs
+    assert done.wait(10)
+    writer.join(10)
 
 
 async def _count_seen(request: Request) -> JSONResponse:

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from service import priority
 from service.api.writes import MAX_GROUP, GroupKind, Writes
-from service.priority import behind_others, lowered, reads
+from service.priority import behind_others, lowered, reads, step_aside
 from service.testing.live import wait_until
 
 
@@ -284,6 +285,34 @@ def test_a_flooding_tenant_and_background_jobs_pause_for_another_tenants_write()
         assert background == [gives_way]
         alone = pool.submit("c", lambda: (behind_others(), lowered())).result(10)
         assert alone == holds  # no other tenant's write runs now, and nothing of c's is queued
+    finally:
+        b_release.set()
+        pool.stop()
+
+
+def test_a_paused_job_goes_on_when_the_job_it_gave_way_to_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tenant A floods (a second job queued) while tenant B's write runs: A's job pauses at its step, and
+    goes on as soon as B's job ends, not when its pause runs out. Broken on purpose: the worker's `calmed()`
+    after a job ends left out → A's job sleeps its whole pause → this test fails."""
+    monkeypatch.setattr(priority, "PAUSE_SECONDS", 60.0)
+    pool = Writes(workers=3, per_tenant=2)
+    b_running, b_release, a_done = threading.Event(), threading.Event(), threading.Event()
+
+    def a_job() -> None:
+        b_running.wait(10)
+        step_aside()
+        a_done.set()
+
+    try:
+        b = pool.submit("b", lambda: b_running.set() or b_release.wait(10))
+        assert b_running.wait(10)
+        flood = [pool.submit("a", a_job) for _ in range(2)]
+        assert not a_done.wait(0.2)  # paused behind B's write
+        b_release.set()
+        assert a_done.wait(10)
+        b.result(10)
+        for future in flood:
+            future.result(10)
     finally:
         b_release.set()
         pool.stop()

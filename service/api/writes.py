@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from service.priority import JobAnswers, reads, yielding
+from service.priority import JobAnswers, calmed, reads, yielding
 
 log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
@@ -182,6 +182,7 @@ class Writes:
         finally:
             with self._changed:
                 self._finished(tenant, background)
+            calmed()  # a job that paused for this one goes on
         return True
 
     def _lowered(self, tenant: str, background: bool) -> bool:
