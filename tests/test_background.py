@@ -6,7 +6,8 @@ fails is replaced. Orders are asserted (what was done while a tenant's job was h
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -121,6 +122,56 @@ def test_one_tenants_held_settle_holds_up_no_other_tenants(embedded_store: Store
         gate.set()
     assert wait_until(lambda: _status(embedded_store, slow, slow_run) == "finalized")
     timer.stop()
+
+
+def test_a_span_sent_while_its_run_settles_waits_and_is_refused(
+    embedded_store: Store, data_dir: Path, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settle check and its finalize hold the run's lock, as a request storing spans does: the traces the
+    check read are those finalized, and a span of another trace naming the run's conversation, sent while the
+    run is finalized, waits and is then refused (the run is finalized), never acknowledged and left out of
+    the diagnosis. Broken on purpose: `finalize_if_settled` without `run_lock` → the request stores its span
+    meanwhile → this test fails."""
+    conversation = f"conv-{uuid.uuid4().hex}"
+    named = {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation}
+    settings, now = Settings(data_dir=data_dir), datetime.now(UTC)
+    root = make_span(1, trace_id=uuid.uuid4().bytes, attributes=named)
+    late = make_span(2, trace_id=uuid.uuid4().bytes, attributes=named)
+    trace_service.receive(embedded_store, tenant, DecodedSpans([root]), now, settings)
+    finalizing, go, entered = threading.Event(), threading.Event(), threading.Event()
+    material, locks = assembly.trace_material, trace_service.holding
+
+    def held(*args: object) -> list[assembly.Finalizing]:
+        finalizing.set()
+        assert go.wait(30)
+        return material(*args)  # type: ignore[arg-type]
+
+    @contextmanager
+    def holding_told(tenant: str, run_ids: Sequence[str]) -> Iterator[None]:
+        with locks(tenant, run_ids):
+            entered.set()
+            yield
+
+    monkeypatch.setattr(assembly, "trace_material", held)
+    monkeypatch.setattr(trace_service, "holding", holding_told)
+    settled = now + timedelta(seconds=1)
+    args = (embedded_store, tenant, conversation, settled, timedelta(0), 0.5)
+    settle = threading.Thread(target=trace_service.finalize_if_settled, args=args)
+    settle.start()
+    assert finalizing.wait(30)
+    received: list[trace_service.TracesReceived] = []
+    sender = threading.Thread(
+        target=lambda: received.append(
+            trace_service.receive(embedded_store, tenant, DecodedSpans([late]), now, settings)
+        )
+    )
+    sender.start()
+    assert not entered.wait(1)  # it waits for the run's lock
+    go.set()
+    settle.join(30)
+    sender.join(30)
+    assert _status(embedded_store, tenant, conversation) == "finalized"
+    assert (received[0].accepted, received[0].rejected) == (0, 1)
 
 
 def test_a_run_whose_finalize_fails_unexpectedly_is_closed_not_retried(

@@ -4,7 +4,7 @@ kind of run, each converting its evidence once into `RunMaterial` (service.model
 follows is the same for all (service/services/finalize.py).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -24,6 +24,7 @@ from service.store import sessions as session_store
 from service.store import traces as trace_store
 from service.store.client import Store
 from service.store.rows import from_epoch_ms, to_millis
+from service.store.traces import StoredTrace
 from service.traces import decode_span
 from service.traces.agents import map_runs
 from service.traces.mapping import TraceRun
@@ -121,12 +122,26 @@ def _session(
 def _trace(
     store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
 ) -> list[Finalizing]:
+    """A trace-born run from its stored traces as they are now (`trace_material`)."""
+    traces = trace_store.traces_of_runs(store, tenant, [run_id])
+    return trace_material(store, tenant, run_id, run, execution, now, traces)
+
+
+def trace_material(
+    store: Store,
+    tenant: str,
+    run_id: str,
+    run: RunRecord | None,
+    execution: dict[str, Any] | None,
+    now: datetime,
+    traces: Sequence[StoredTrace],
+) -> list[Finalizing]:
     """A trace-born run from all of its stored spans (SPEC §3.4), and a child run for each other agent in it
     (SPEC §3.5), the run first: their names, their events (stored with their span ids, so /events shows
     them), the times their spans cover and the execution error they show. A child whose id another run took
     already takes the first free of `<id>+2`, `<id>+3`, ... (`free_child_ids`): the run that took it is left
-    as it is, and the agent's run is not lost. Raises NotFound when no stored trace belongs to `run_id`."""
-    traces = trace_store.traces_of_runs(store, tenant, [run_id])
+    as it is, and the agent's run is not lost. `traces`: the run's stored traces (`traces_of_runs`); none
+    raises NotFound."""
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])

@@ -38,6 +38,7 @@ from service.store import runs as run_store
 from service.store import writer
 from service.store.client import Store
 from service.store.rows import from_epoch_ms, to_millis
+from service.store.traces import StoredTrace
 from service.vocab import INPUT_OF_KIND, MESSAGE_CHARS, ExecutionStatus, RunKind, RunStatus
 
 log = logging.getLogger("repute.finalize")
@@ -193,6 +194,24 @@ def finalize_run(
             return run
         items = assembly.material_of(store, tenant, run_id, run, execution, now)
         return finalize_batch(store, tenant, items, now, pass_threshold)[0]
+
+
+def finalize_settled(
+    store: Store, tenant: str, run_id: str, traces: Sequence[StoredTrace], now: datetime, pass_threshold: float
+) -> bool:
+    """A trace-born run's finalize once it settled, from the stored traces its settle check read: the caller
+    holds the run's lock, so no span was stored for it since. Whether it was finalized now (False: it was
+    already)."""
+    now = to_millis(now)
+    run = run_store.get_run(store, tenant, run_id)
+    if run is not None and run.finalized:
+        return False
+    if run is None or run.kind == RunKind.TRACE:
+        items = assembly.trace_material(store, tenant, run_id, run, None, now, traces)
+    else:  # spans stored under the id of a run of another kind (refused since; an older store may hold some)
+        items = assembly.material_of(store, tenant, run_id, run, None, now)
+    finalize_batch(store, tenant, items, now, pass_threshold)
+    return True
 
 
 def finalize_or_close(store: Store, tenant: str, run_id: str, now: datetime, pass_threshold: float) -> bool:

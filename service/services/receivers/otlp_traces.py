@@ -24,9 +24,9 @@ from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
 from service.otlp.redaction import redacted, redacted_attributes
 from service.priority import stepping
-from service.services.finalize import finalize_run
+from service.services.finalize import finalize_settled
 from service.services.inputs import Received, telemetry_refusal
-from service.services.locks import holding
+from service.services.locks import holding, run_lock
 from service.settings import Settings
 from service.store import runs as run_store
 from service.store import traces as trace_store
@@ -161,17 +161,16 @@ def finalize_if_settled(
     store: Store, tenant: str, run_id: str, now: datetime, settle: timedelta, pass_threshold: float
 ) -> Settling:
     """Finalizes the run when its root span has arrived and it received nothing for `settle`; else says
-    when to look again."""
-    traces = trace_store.traces_of_runs(store, tenant, [run_id])
-    if not traces or not any(trace.rooted for trace in traces):
-        return Settling(False, None)
-    last_seen = max(trace.last_seen for trace in traces)
-    if last_seen + settle > now:
-        return Settling(False, last_seen + settle)
-    if run_store.run_states(store, tenant, [run_id]).get(run_id) == RunStatus.FINALIZED:
-        return Settling(False, None)
-    finalize_run(store, tenant, run_id, None, now, pass_threshold)
-    return Settling(True, None)
+    when to look again. The look and the finalize hold the run's lock, as a request storing its spans does:
+    the traces looked at are those finalized, read once."""
+    with run_lock(tenant, run_id):
+        traces = trace_store.traces_of_runs(store, tenant, [run_id])
+        if not traces or not any(trace.rooted for trace in traces):
+            return Settling(False, None)
+        last_seen = max(trace.last_seen for trace in traces)
+        if last_seen + settle > now:
+            return Settling(False, last_seen + settle)
+        return Settling(finalize_settled(store, tenant, run_id, traces, now, pass_threshold), None)
 
 
 def due(store: Store, now: datetime, settle: timedelta, idle: timedelta) -> list[tuple[str, str]]:
