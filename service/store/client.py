@@ -241,8 +241,8 @@ class Store:
             self.client.insert(data=rows, context=context)
         finally:
             # clickhouse-connect's insert context keeps a bound method of its own, a cycle: it and the rows it
-            # holds would wait for the cyclic collector, whose pass over them holds the interpreter's lock
-            # (over 100 ms after a flood of 10,000-event runs). Emptied, it is freed with its rows here.
+            # holds would wait for the cyclic collector, whose pass over a large run's rows holds the
+            # interpreter's lock for every thread. Emptied, it is freed with its rows here.
             vars(context).clear()
 
     def mutable(self, table: str) -> str:
