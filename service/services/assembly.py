@@ -85,11 +85,21 @@ Loader = Callable[[Store, str, str, RunRecord | None, dict[str, Any] | None, dat
 
 
 def material_of(
-    store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
+    store: Store,
+    tenant: str,
+    run_id: str,
+    run: RunRecord | None,
+    execution: dict[str, Any] | None,
+    now: datetime,
+    traces: Sequence[StoredTrace] | None = None,
 ) -> list[Finalizing]:
     """What finalizing the run (not finalized yet) takes, by its kind's loader, the run itself first. A run
-    with no row is trace-born (its spans make it at its finalize). The caller's `execution` is the run's."""
+    with no row is trace-born (its spans make it at its finalize). The caller's `execution` is the run's.
+    `traces`: a trace-born run's stored traces when the caller read them under the run's lock (the settle
+    check); else they are read here."""
     kind = RunKind.TRACE if run is None else run.kind
+    if kind == RunKind.TRACE and traces is not None:
+        return trace_material(store, tenant, run_id, run, execution, now, traces)
     return _LOADERS[kind](store, tenant, run_id, run, execution, now)
 
 

@@ -187,31 +187,28 @@ def finalize_run(
     gathers for it, whatever its kind. A trace-born run has no row before its finalize: its spans make it,
     and its child runs (SPEC §3.5), whose rows are written in the same insert as its own, so no reader sees
     it finalized with a child still to come."""
-    now = to_millis(now)
     with run_lock(tenant, run_id):
-        run = run_store.get_run(store, tenant, run_id)
-        if run is not None and run.finalized:
-            return run
-        items = assembly.material_of(store, tenant, run_id, run, execution, now)
-        return finalize_batch(store, tenant, items, now, pass_threshold)[0]
+        return finalize_locked(store, tenant, run_id, execution, now, pass_threshold)[0]
 
 
-def finalize_settled(
-    store: Store, tenant: str, run_id: str, traces: Sequence[StoredTrace], now: datetime, pass_threshold: float
-) -> bool:
-    """A trace-born run's finalize once it settled, from the stored traces its settle check read: the caller
-    holds the run's lock, so no span was stored for it since. Whether it was finalized now (False: it was
-    already)."""
+def finalize_locked(
+    store: Store,
+    tenant: str,
+    run_id: str,
+    execution: dict[str, Any] | None,
+    now: datetime,
+    pass_threshold: float,
+    traces: Sequence[StoredTrace] | None = None,
+) -> tuple[RunRecord, bool]:
+    """`finalize_run` for a caller that holds the run's lock: the run's record, and whether it was finalized
+    now (False: it was already). `traces`: a trace-born run's stored traces as the caller read them under
+    that lock (the settle check), so no span was stored for it since."""
     now = to_millis(now)
     run = run_store.get_run(store, tenant, run_id)
     if run is not None and run.finalized:
-        return False
-    if run is None or run.kind == RunKind.TRACE:
-        items = assembly.trace_material(store, tenant, run_id, run, None, now, traces)
-    else:  # spans stored under the id of a run of another kind (refused since; an older store may hold some)
-        items = assembly.material_of(store, tenant, run_id, run, None, now)
-    finalize_batch(store, tenant, items, now, pass_threshold)
-    return True
+        return run, False
+    items = assembly.material_of(store, tenant, run_id, run, execution, now, traces)
+    return finalize_batch(store, tenant, items, now, pass_threshold)[0], True
 
 
 def finalize_or_close(store: Store, tenant: str, run_id: str, now: datetime, pass_threshold: float) -> bool:

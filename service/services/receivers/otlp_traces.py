@@ -24,7 +24,7 @@ from service.errors import FieldError
 from service.ids import RUN_ID_RULE, check_run_id
 from service.otlp.redaction import redacted, redacted_attributes
 from service.priority import stepping
-from service.services.finalize import finalize_settled
+from service.services.finalize import finalize_locked
 from service.services.inputs import Received, telemetry_refusal
 from service.services.locks import holding, run_lock
 from service.settings import Settings
@@ -170,7 +170,8 @@ def finalize_if_settled(
         last_seen = max(trace.last_seen for trace in traces)
         if last_seen + settle > now:
             return Settling(False, last_seen + settle)
-        return Settling(finalize_settled(store, tenant, run_id, traces, now, pass_threshold), None)
+        _, finalized = finalize_locked(store, tenant, run_id, None, now, pass_threshold, traces)
+        return Settling(finalized, None)
 
 
 def due(store: Store, now: datetime, settle: timedelta, idle: timedelta) -> list[tuple[str, str]]:
