@@ -139,7 +139,7 @@ def test_a_span_sent_while_its_run_settles_waits_and_is_refused(
     late = make_span(2, trace_id=uuid.uuid4().bytes, attributes=named)
     trace_service.receive(embedded_store, tenant, DecodedSpans([root]), now, settings)
     finalizing, go, entered = threading.Event(), threading.Event(), threading.Event()
-    material, locks = assembly.trace_material, trace_service.holding
+    material, locks = assembly._trace, trace_service.holding
 
     def held(*args: object) -> list[assembly.Finalizing]:
         finalizing.set()
@@ -152,7 +152,7 @@ def test_a_span_sent_while_its_run_settles_waits_and_is_refused(
             entered.set()
             yield
 
-    monkeypatch.setattr(assembly, "trace_material", held)
+    monkeypatch.setattr(assembly, "_trace", held)
     monkeypatch.setattr(trace_service, "holding", holding_told)
     settled = now + timedelta(seconds=1)
     args = (embedded_store, tenant, conversation, settled, timedelta(0), 0.5)

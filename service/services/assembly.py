@@ -99,7 +99,7 @@ def material_of(
     check); else they are read here."""
     kind = RunKind.TRACE if run is None else run.kind
     if kind == RunKind.TRACE and traces is not None:
-        return trace_material(store, tenant, run_id, run, execution, now, traces)
+        return _trace(store, tenant, run_id, run, execution, now, traces)
     return _LOADERS[kind](store, tenant, run_id, run, execution, now)
 
 
@@ -130,28 +130,22 @@ def _session(
 
 
 def _trace(
-    store: Store, tenant: str, run_id: str, run: RunRecord | None, execution: dict[str, Any] | None, now: datetime
-) -> list[Finalizing]:
-    """A trace-born run from its stored traces as they are now (`trace_material`)."""
-    traces = trace_store.traces_of_runs(store, tenant, [run_id])
-    return trace_material(store, tenant, run_id, run, execution, now, traces)
-
-
-def trace_material(
     store: Store,
     tenant: str,
     run_id: str,
     run: RunRecord | None,
     execution: dict[str, Any] | None,
     now: datetime,
-    traces: Sequence[StoredTrace],
+    traces: Sequence[StoredTrace] | None = None,
 ) -> list[Finalizing]:
     """A trace-born run from all of its stored spans (SPEC §3.4), and a child run for each other agent in it
     (SPEC §3.5), the run first: their names, their events (stored with their span ids, so /events shows
     them), the times their spans cover and the execution error they show. A child whose id another run took
     already takes the first free of `<id>+2`, `<id>+3`, ... (`free_child_ids`): the run that took it is left
-    as it is, and the agent's run is not lost. `traces`: the run's stored traces (`traces_of_runs`); none
-    raises NotFound."""
+    as it is, and the agent's run is not lost. `traces`: the run's stored traces, read here unless given;
+    none raises NotFound."""
+    if traces is None:
+        traces = trace_store.traces_of_runs(store, tenant, [run_id])
     if not traces:
         raise NotFound(f"run {run_id!r}")
     payloads = trace_store.load_payloads(store, tenant, [trace.trace_id for trace in traces])
