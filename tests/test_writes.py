@@ -296,10 +296,10 @@ def test_a_paused_job_goes_on_when_the_job_it_gave_way_to_ends(monkeypatch: pyte
     after a job ends left out → A's job sleeps its whole pause → this test fails."""
     monkeypatch.setattr(priority, "PAUSE_SECONDS", 60.0)
     pool = Writes(workers=3, per_tenant=2)
-    b_running, b_release, a_done = threading.Event(), threading.Event(), threading.Event()
+    b_running, b_release, a_queued, a_done = threading.Event(), threading.Event(), threading.Event(), threading.Event()
 
     def a_job() -> None:
-        b_running.wait(10)
+        a_queued.wait(10)  # A's second job is queued behind this one: A floods
         step_aside()
         a_done.set()
 
@@ -307,6 +307,7 @@ def test_a_paused_job_goes_on_when_the_job_it_gave_way_to_ends(monkeypatch: pyte
         b = pool.submit("b", lambda: b_running.set() or b_release.wait(10))
         assert b_running.wait(10)
         flood = [pool.submit("a", a_job) for _ in range(2)]
+        a_queued.set()
         assert not a_done.wait(0.2)  # paused behind B's write
         b_release.set()
         assert a_done.wait(10)
