@@ -28,9 +28,11 @@ import random
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from multiprocessing.queues import SimpleQueue
 from multiprocessing.synchronize import Event
+from typing import Any
 
 import httpx
 import orjson
@@ -151,16 +153,31 @@ BODIES: dict[str, Callable[[random.Random], tuple[int, list[tuple[str, bytes]]]]
 # --- tenant A: the flood, in a process of its own ---------------------------------------------------------
 
 
-def _flood_process(base_url: str, key: str, flood: str, ready: Event, go: Event, seconds: float) -> None:
+@dataclass
+class FloodAnswers:
+    """What tenant A's flood got: requests stored (2xx), refused to wait (429, 503), and the seconds from the
+    flood's end to its last answer (its backlog, sent before the end)."""
+
+    stored: int = 0
+    refused: int = 0
+    last_after_end: float = 0.0
+
+
+def _flood_process(
+    base_url: str, key: str, flood: str, ready: Event, go: Event, seconds: float, answers: "SimpleQueue[Any]"
+) -> None:
     clients, bodies = BODIES[flood](random.Random(3))
     ready.set()
     go.wait()
-    asyncio.run(_flood(base_url, key, clients, bodies, time.perf_counter() + seconds))
+    answers.put(asyncio.run(_flood(base_url, key, clients, bodies, time.perf_counter() + seconds)))
 
 
-async def _flood(base_url: str, key: str, clients: int, bodies: list[tuple[str, bytes]], deadline: float) -> None:
+async def _flood(
+    base_url: str, key: str, clients: int, bodies: list[tuple[str, bytes]], deadline: float
+) -> FloodAnswers:
     headers = {"Authorization": f"Bearer {key}", "content-type": "application/json"}
     limits = httpx.Limits(max_connections=clients)
+    got = FloodAnswers()
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=600, limits=limits) as http:
 
         async def client(number: int) -> None:
@@ -171,10 +188,14 @@ async def _flood(base_url: str, key: str, clients: int, bodies: list[tuple[str, 
                 slot = f"{number:04x}{sent:06x}{time.time_ns() % 10**12:022x}".encode()
                 with contextlib.suppress(httpx.HTTPError):  # a refusal or a timeout is the flood's own business
                     answer = await http.post(path, content=body.replace(SLOT, slot))
+                    got.last_after_end = max(got.last_after_end, time.perf_counter() - deadline)
+                    got.stored += answer.is_success
                     if answer.status_code in (429, 503):  # as OTLP exporters and HTTP clients do
+                        got.refused += 1
                         await asyncio.sleep(float(answer.headers.get("retry-after", 1)))
 
         await asyncio.gather(*(client(number) for number in range(clients)))
+    return got
 
 
 # --- tenant B: what it measures ------------------------------------------------------------------------------
@@ -219,6 +240,7 @@ class Measured:
     flood_seconds: tuple[float, float]  # from, until (seconds from the start of the flood's samples)
     idle_after: float | None  # seconds from the end of `flood`'s samples until the server was idle (None: never)
     alone_after: Samples  # B alone again once the server was idle: the store as the flood left it
+    flood_answers: FloodAnswers = field(default_factory=FloodAnswers)
 
 
 async def _keys(server: Served) -> dict[str, str]:
@@ -233,15 +255,16 @@ async def _keys(server: Served) -> dict[str, str]:
 def _run(server: Served, flood: str) -> Measured:
     keys = asyncio.run(_keys(server))
     context = multiprocessing.get_context("spawn")
-    ready, go = context.Event(), context.Event()
+    ready, go, answers = context.Event(), context.Event(), context.SimpleQueue()
     flooder = context.Process(
-        target=_flood_process, args=(server.base_url, keys["bench-a"], flood, ready, go, SECONDS), daemon=True
-    )
+        target=_flood_process, args=(server.base_url, keys["bench-a"], flood, ready, go, SECONDS, answers),
+        daemon=True,
+    )  # fmt: skip
     flooder.start()
     ready.wait()
     measured = asyncio.run(_phases(server, keys["bench-b"], go))
     flooder.join()
-    return measured
+    return replace(measured, flood_answers=answers.get())
 
 
 async def _phases(server: Served, key: str, go: Event) -> Measured:
@@ -333,6 +356,11 @@ def _rows(flood: str, measured: Measured) -> list[tuple[str, str, str]]:
     ]
     medians = " ".join(f"{statistics.median(window):.0f}" if window else "-" for window in after)
     rows.append((f"{flood}: tenant B's single run p50 each second after the flood's end (ms)", medians, "-"))
+    got = measured.flood_answers
+    rows.append(
+        (f"{flood}: A's requests stored / refused to wait, its last answer after the flood's end",
+         f"{got.stored} / {got.refused}, {got.last_after_end:.1f} s", "-")
+    )  # fmt: skip
     rows.extend(_recovery_rows(flood, measured))
     late, windows = alone_out_of_normal(measured)
     rows.append((f"{flood}: B alone, 1 s windows out of normal by the same test", f"{late} of {windows}", "-"))
