@@ -15,11 +15,8 @@ from typing import Any
 import pytest
 
 from service import priority
-from service.api.routers.sessions import posted_runs
-from service.api.state import StoreHolder
-from service.api.writes import MAX_GROUP, MAX_GROUP_BYTES, GroupKind, Writes
+from service.api.writes import MAX_GROUP, GroupKind, Writes
 from service.priority import behind_others, lowered, reads, step_aside
-from service.settings import Settings
 from service.testing.live import wait_until
 
 
@@ -175,33 +172,6 @@ def test_a_group_holds_at_most_max_group_items(writes: Writes) -> None:
 
     assert asyncio.run(scenario()) == list(range(MAX_GROUP + 1))
     assert groups == [MAX_GROUP, 1]
-
-
-def test_a_group_holds_at_most_max_group_bytes_unless_its_first_item_alone_is_larger(writes: Writes) -> None:
-    """A group's parsed runs stay in memory until it is written (the collector walks them all, every thread
-    held), so its bodies' bytes are bounded too; a body larger than the bound is written alone. Broken on
-    purpose: the size check left out, `>` made `>=`, or the first item's size not counted → this test fails."""
-    gate, groups = threading.Event(), []
-    half, quarter = MAX_GROUP_BYTES // 2, MAX_GROUP_BYTES // 4
-    sizes = [half + 1, quarter, quarter, quarter, half, 2 * MAX_GROUP_BYTES, 1, 1]
-
-    def handle(items: Sequence[int]) -> list[int]:
-        groups.append(list(items))
-        return list(items)
-
-    kind = GroupKind("bodies", handle, size=lambda item: item)
-
-    async def scenario() -> list[int]:
-        blocker = asyncio.ensure_future(writes.run("a", lambda: gate.wait(10)))
-        await asyncio.sleep(0)
-        items = [asyncio.ensure_future(writes.run_in_group("a", kind, size)) for size in sizes]
-        await asyncio.to_thread(wait_until, lambda: writes_queued(writes, "a") == len(sizes), 10, 0.01)
-        gate.set()
-        await asyncio.wait_for(blocker, 10)
-        return await asyncio.wait_for(asyncio.gather(*items), 10)
-
-    assert asyncio.run(scenario()) == sizes
-    assert groups == [[half + 1, quarter], [quarter, quarter, half], [2 * MAX_GROUP_BYTES], [1, 1]]  # the 2nd: exactly
 
 
 def writes_queued(writes: Writes, tenant: str) -> int:
@@ -443,11 +413,3 @@ def test_a_process_that_wrote_through_the_pool_exits_without_stopping_it() -> No
     root = Path(__file__).resolve().parents[1]
     ended = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert (ended.returncode, ended.stdout.strip()) == (0, "ran"), ended.stderr
-
-
-def test_posted_runs_are_grouped_by_their_bodies_bytes() -> None:
-    """POST /v1/sessions's group kind sizes a run by its body, so large runs are written alone. Broken on
-    purpose: the kind given no size (every run 0 bytes) → this test fails."""
-    settings = Settings()
-    kind = posted_runs(StoreHolder(settings), settings)
-    assert kind.size(("tenant", b"x" * 12_345)) == 12_345

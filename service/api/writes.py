@@ -11,9 +11,8 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
 - A job does all of a write's work: it parses the request's body, checks it, and writes, so no waiting
   write holds a thread that the reads need (the reads keep the event loop and the default threadpool).
 - Jobs of one kind queued by one tenant may run as one group (`run_group`): single runs posted one by one
-  are written together, one INSERT per table, while the store is busy, up to MAX_GROUP runs and
-  MAX_GROUP_BYTES of bodies (a larger body alone). The group's function answers each job on its own (a
-  run refused fails alone, never the group).
+  are written together, one INSERT per table, while the store is busy. The group's function answers each
+  job on its own (a run refused fails alone, never the group).
 - Between the steps of a job the writer steps aside for the reads in flight (service.priority): it gives
   up the interpreter's lock for an instant, so a read waiting for it goes first; and a job of a tenant
   that floods (more of its jobs queued), and a background job, pause there while a read, or another
@@ -39,9 +38,6 @@ log = logging.getLogger("repute.writes")
 Result = TypeVar("Result")
 Item = TypeVar("Item")
 MAX_GROUP = 200  # jobs of one kind written together at most
-# and their items' sizes (bodies' bytes) in all, unless its first is larger alone: a group's parsed runs stay
-# in memory until its inserts end, and the cyclic collector walks them all at each pass, every thread held
-MAX_GROUP_BYTES = 1 << 20
 SHARE_GRACE_SECONDS = 0.25  # a tenant whose last job ended this recently still keeps the others to one job
 
 
@@ -51,7 +47,6 @@ class GroupKind(Generic[Item, Result]):
 
     name: str
     run: Callable[[Sequence[Item]], Sequence[Result | Exception]]
-    size: Callable[[Item], int] = lambda _: 0  # an item's share of MAX_GROUP_BYTES
 
 
 @dataclass
@@ -61,7 +56,6 @@ class _Job:
     call: Callable[[], Any] | None = None  # a job of its own
     kind: GroupKind[Any, Any] | None = None  # or an item of a group
     item: Any = None
-    size: int = 0  # the item's, by its kind
     background: bool = False  # the sweeper's or the settle timer's: no client waits on it
 
 
@@ -95,9 +89,7 @@ class Writes:
 
     async def run_in_group(self, tenant: str, kind: GroupKind[Item, Result], item: Item) -> Result:
         """`item` handled by `kind`, together with the tenant's other items of that kind queued meanwhile."""
-        return await asyncio.wrap_future(
-            self._enqueue(_Job(tenant, Future(), kind=kind, item=item, size=kind.size(item)))
-        )
+        return await asyncio.wrap_future(self._enqueue(_Job(tenant, Future(), kind=kind, item=item)))
 
     def submit(self, tenant: str, call: Callable[[], Result]) -> "Future[Result]":
         """`call()` in the pool (from any thread: a background job waits on the future it answers)."""
@@ -222,7 +214,10 @@ class Writes:
             state = self._tenants.get(tenant)
             if state is None or not state.queue or state.running >= self._share(tenant):
                 continue  # its turn comes back when it has a job and room for it
-            jobs = _group(state.queue)
+            jobs = [state.queue.popleft()]
+            if jobs[0].kind is not None:
+                while state.queue and len(jobs) < MAX_GROUP and state.queue[0].kind is jobs[0].kind:
+                    jobs.append(state.queue.popleft())
             state.running += 1
             state.answering += not jobs[0].background
             self._offer_turn(tenant)  # it may start another beside this one
@@ -262,19 +257,6 @@ class Writes:
             self._left[tenant] = time.monotonic()  # the one left alone runs its whole share after the grace
         self._offer_turn(tenant)
         self._changed.notify_all()
-
-
-def _group(queue: deque[_Job]) -> list[_Job]:
-    """The first job queued, and when it is an item of a group, the items of its kind queued right behind it,
-    up to MAX_GROUP jobs and MAX_GROUP_BYTES in all (a first job larger than that runs alone)."""
-    jobs = [queue.popleft()]
-    size = jobs[0].size
-    while queue and len(jobs) < MAX_GROUP and jobs[0].kind is not None and queue[0].kind is jobs[0].kind:
-        size += queue[0].size
-        if size > MAX_GROUP_BYTES:
-            break
-        jobs.append(queue.popleft())
-    return jobs
 
 
 def _answer(jobs: list[_Job]) -> None:

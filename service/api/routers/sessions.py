@@ -40,7 +40,7 @@ def posted_runs(holder: StoreHolder, settings: Settings) -> GroupKind[PostedRun,
         tenant = items[0][0]
         return ingest_posted(holder.get(), tenant, [body for _, body in items], settings, datetime.now(UTC))
 
-    return GroupKind("posted runs", ingest, size=lambda item: len(item[1]))
+    return GroupKind("posted runs", ingest)
 
 
 def _verdict(item: Ingested) -> dict[str, Any]:
