@@ -20,16 +20,18 @@ from service.vocab import RunStatus
 
 def event_rows(
     tenant: str, run_id: str, events: Sequence[Event], payloads: Sequence[bytes], first_seq: int, now: datetime
-) -> list[list[Any]]:
+) -> list[tuple[Any, ...]]:
     """Rows of run_events for normalized events (and their payloads, serialized once by the run's material)
     that start at position `first_seq` of the run. Times are epoch milliseconds, the columns' own encoding:
-    the driver writes them as they are instead of converting 10,000s of datetimes per batch."""
+    the driver writes them as they are instead of converting 10,000s of datetimes per batch. Tuples: the
+    cyclic collector stops tracking a tuple of strings and numbers at its first pass, where it walks a list
+    at every pass while the run is written."""
     ingested_at = epoch_ms(now)
     return [
-        [
+        (
             tenant, run_id, seq, event.event_id if "event_id" in event.data else f"event_{seq}", event.type,
             event.timestamp_ms, payload.decode(), ingested_at,
-        ]
+        )
         for seq, (event, payload) in enumerate(zip(stepping(events), payloads, strict=True), first_seq)
     ]  # fmt: skip
 
