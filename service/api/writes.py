@@ -19,6 +19,8 @@ settle timer), runs here, in a bounded pool of worker threads of its own.
   tenant's job that a client waits on, runs (`_behind`), and their inserts run at the lowest OS priority
   (`_lowered`): a flood, or what it leaves to finalize, costs the others neither a core nor the
   interpreter's lock.
+- While any job runs, the cyclic garbage collector is held off (service.collector): its passes would walk
+  the objects of the jobs in flight, every thread held meanwhile, and reference counting frees them all.
 """
 
 import asyncio
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
+from service.collector import hold
 from service.priority import JobAnswers, calmed, reads, yielding
 
 log = logging.getLogger("repute.writes")
@@ -177,7 +180,7 @@ class Writes:
         background = jobs[0].background
         try:
             answers = JobAnswers(partial(self._behind, tenant, background), partial(self._lowered, tenant, background))
-            with yielding(answers):
+            with yielding(answers), hold():
                 _answer(jobs)
         finally:
             with self._changed:

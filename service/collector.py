@@ -1,0 +1,71 @@
+"""The cyclic garbage collector held off while the service writes.
+
+A write job (service.api.writes) turns its requests' bodies into objects that live until the job ends: the
+parsed events, their rows, a group's runs, up to hundreds of thousands at once. They hold no reference
+cycles, so reference counting frees them when the job ends; but each pass of the collector meanwhile walks
+those alive, holding the interpreter's lock for every thread, the reads in flight included (bench/README.md,
+"Groups of large runs and the collector's middle generation"). So automatic collection is off while any
+write job runs (`hold`), and back on once the last one ends: what the jobs made is then freed already, and
+the collector walks only the little that outlived them.
+
+The service makes cyclic garbage too (exceptions and their tracebacks, the event loop's futures), and under
+writes that never stop the collector would never run: a hold that has lasted HOLD_SECONDS runs one whole
+collection at the end of a job and starts again, so such garbage lives that long at most.
+"""
+
+import gc
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+HOLD_SECONDS = 10.0
+
+
+class CollectorHold:
+    """Automatic collection off while any holder is inside `held()`; `limit` bounds a hold (see above)."""
+
+    def __init__(self, limit: float = HOLD_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+        self._limit = limit
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._since = 0.0
+        self._was_enabled = False  # the collector's state when the hold began, given back when it ends
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self._enter()
+        try:
+            yield
+        finally:
+            self._leave()
+
+    def _enter(self) -> None:
+        with self._lock:
+            if not self._holders:
+                self._was_enabled = gc.isenabled()
+                self._since = self._clock()
+                gc.disable()
+            self._holders += 1
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            if not self._holders:
+                if self._was_enabled:
+                    gc.enable()
+                return
+            overdue = self._was_enabled and self._clock() - self._since >= self._limit
+            if overdue:
+                self._since = self._clock()
+        if overdue:
+            gc.collect()
+
+
+_hold = CollectorHold()
+
+
+def hold() -> AbstractContextManager[None]:
+    """The process's hold: automatic collection off until every write job inside one has ended."""
+    return _hold.held()
