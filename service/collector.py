@@ -10,7 +10,9 @@ the collector walks only the little that outlived them.
 
 The service makes cyclic garbage too (exceptions and their tracebacks, the event loop's futures), and under
 writes that never stop the collector would never run: a hold that has lasted HOLD_SECONDS runs one whole
-collection at the end of a job and starts again, so such garbage lives that long at most.
+collection at the end of a job and starts again, so such garbage lives that long at most. That collection
+walks the objects of the jobs then in flight, as any pass would: the bound is long beside a burst of writes
+and short beside the time the garbage of a busy server takes to matter.
 """
 
 import gc
@@ -19,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-HOLD_SECONDS = 10.0
+HOLD_SECONDS = 60.0
 
 
 class CollectorHold:
