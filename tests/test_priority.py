@@ -55,6 +55,59 @@ def test_a_paused_write_goes_on_when_the_last_read_ends(monkeypatch: pytest.Monk
     writer.join(10)
 
 
+class _Clock:
+    """A monotonic clock that moves only when a paused write waits on it (`Waits`)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class _Waits(threading.Condition):
+    """The paused write's condition: records each wait's timeout and lets that much time pass at once."""
+
+    def __init__(self, clock: _Clock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.timeouts: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.timeouts.append(timeout)
+        if len(self.timeouts) > 10:
+            raise AssertionError(f"the paused write waits again and again: {self.timeouts}")
+        self.clock.sleep(timeout or 0)
+        return False
+
+
+def test_a_flooding_write_pauses_at_a_step_until_its_bound_and_no_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that gives way and is never calmed waits at one step for what is left of PAUSE_SECONDS, then
+    goes on. Broken on purpose: the time left computed as `deadline + now`, or the loop going on while `left
+    > -1` (or `>= 0`), or never (`left > 1`, PAUSE_SECONDS negative) -> this test fails."""
+    clock = _Clock()
+    waits = _Waits(clock)
+    monkeypatch.setattr(priority, "time", clock)
+    monkeypatch.setattr(priority, "_calm", waits)
+    with yielding(JobAnswers(behind=lambda: True, lowered=lambda: True)):
+        step_aside()
+    assert waits.timeouts == [pytest.approx(priority.PAUSE_SECONDS)]
+
+
+def test_a_long_loop_steps_aside_before_every_steps_worth_of_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken on purpose: the step taken at another remainder than 0 (`!=`, `== 1`, `== -1`) or by a floor
+    division -> this test fails."""
+    seen: list[object] = []
+    monkeypatch.setattr(priority, "time", SimpleNamespace(sleep=lambda _: seen.append("aside")))
+    with reads.reading():
+        for item in priority.stepping(range(10), every=4):
+            seen.append(item)
+    assert seen == ["aside", 0, 1, 2, 3, "aside", 4, 5, 6, 7, "aside", 8, 9]
+
+
 async def _count_seen(request: Request) -> JSONResponse:
     if request.url.path == "/boom":
         raise RuntimeError("handler failed")
