@@ -20,16 +20,30 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 
 HOLD_SECONDS = 60.0
 
 
-class CollectorHold:
-    """Automatic collection off while any holder is inside `held()`; `limit` bounds a hold (see above)."""
+class Collector(Protocol):
+    """What a hold turns off and on: the `gc` module."""
 
-    def __init__(self, limit: float = HOLD_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+    def isenabled(self) -> bool: ...
+    def enable(self) -> None: ...
+    def disable(self) -> None: ...
+    def collect(self) -> int: ...
+
+
+class CollectorHold:
+    """`collector`'s automatic collection off while any holder is inside `held()`; `limit` bounds a hold (see
+    above)."""
+
+    def __init__(
+        self, limit: float = HOLD_SECONDS, clock: Callable[[], float] = time.monotonic, collector: Collector = gc
+    ) -> None:
         self._limit = limit
         self._clock = clock
+        self._collector = collector
         self._lock = threading.Lock()
         self._holders = 0
         self._since = 0.0
@@ -46,9 +60,9 @@ class CollectorHold:
     def _enter(self) -> None:
         with self._lock:
             if not self._holders:
-                self._was_enabled = gc.isenabled()
+                self._was_enabled = self._collector.isenabled()
                 self._since = self._clock()
-                gc.disable()
+                self._collector.disable()
             self._holders += 1
 
     def _leave(self) -> None:
@@ -56,13 +70,13 @@ class CollectorHold:
             self._holders -= 1
             if not self._holders:
                 if self._was_enabled:
-                    gc.enable()
+                    self._collector.enable()
                 return
             overdue = self._was_enabled and self._clock() - self._since >= self._limit
             if overdue:
                 self._since = self._clock()
         if overdue:
-            gc.collect()
+            self._collector.collect()
 
 
 _hold = CollectorHold()

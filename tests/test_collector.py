@@ -36,43 +36,65 @@ class Clock:
         return self.now
 
 
+class Recording:
+    """A collector (service.collector.Collector) that records what a hold asks of it, so the hold's own
+    tests do not depend on, nor change, the process's collector (another test's write pool may hold it)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.collections = 0
+
+    def isenabled(self) -> bool:
+        return self.enabled
+
+    def enable(self) -> None:
+        self.enabled = True
+
+    def disable(self) -> None:
+        self.enabled = False
+
+    def collect(self) -> int:
+        self.collections += 1
+        return 0
+
+
 def test_the_collector_is_off_while_any_holder_is_inside_and_on_once_the_last_leaves() -> None:
-    hold = CollectorHold()
-    assert gc.isenabled()
+    collector = Recording()
+    hold = CollectorHold(collector=collector)
     first = hold.held()
     first.__enter__()
     with hold.held():
-        assert not gc.isenabled()
-    assert not gc.isenabled()  # the first holder is still inside
+        assert not collector.enabled
+    assert not collector.enabled  # the first holder is still inside
     first.__exit__(None, None, None)
-    assert gc.isenabled()
+    assert collector.enabled
 
 
-def test_a_hold_gives_back_the_collector_as_it_found_it() -> None:
-    gc.disable()
-    try:
-        with CollectorHold().held():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+def test_a_hold_leaves_a_collector_turned_off_before_it_off_and_uncollected() -> None:
+    """A process that turned its collector off keeps it so: no hold turns it on, nor collects past its bound."""
+    clock, collector = Clock(), Recording(enabled=False)
+    hold = CollectorHold(limit=10.0, clock=clock, collector=collector)
+    with hold.held(), hold.held():
+        clock.now = 20.0
+    assert not collector.enabled
+    assert collector.collections == 0
 
 
-def test_a_hold_past_its_bound_collects_once_at_a_holders_end_and_starts_again(collections: list[int]) -> None:
-    clock = Clock()
-    hold = CollectorHold(limit=10.0, clock=clock)
+def test_a_hold_past_its_bound_collects_once_at_a_holders_end_and_starts_again() -> None:
+    clock, collector = Clock(), Recording()
+    hold = CollectorHold(limit=10.0, clock=clock, collector=collector)
     with hold.held():
         with hold.held():
             clock.now = 9.9
-        assert collections == []  # within the bound: nothing collected
+        assert collector.collections == 0  # within the bound: nothing collected
         with hold.held():
             clock.now = 10.0
-        assert collections == [2]  # past it: one whole collection, the collector still off
-        assert not gc.isenabled()
+        assert collector.collections == 1  # past it: one collection, automatic collection still off
+        assert not collector.enabled
         with hold.held():
             clock.now = 15.0
-        assert collections == [2]  # the bound counts again from that collection
-    assert gc.isenabled()
+        assert collector.collections == 1  # the bound counts again from that collection
+    assert collector.enabled
 
 
 def test_no_collection_runs_while_a_write_job_makes_objects_and_the_collector_is_back_after(

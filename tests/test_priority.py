@@ -56,7 +56,7 @@ def test_a_paused_write_goes_on_when_the_last_read_ends(monkeypatch: pytest.Monk
 
 
 class _Clock:
-    """A monotonic clock that moves only when a paused write waits on it (`Waits`)."""
+    """A monotonic clock that moves only when a paused write waits on it (`_Waits`)."""
 
     def __init__(self) -> None:
         self.now = 100.0
