@@ -5,7 +5,6 @@ it instead of fighting over the store's lock. On a ClickHouse server it may run
 several worker processes (the service keeps no state outside ClickHouse)."""
 
 import errno
-import gc
 import logging
 import signal
 import socket
@@ -19,14 +18,12 @@ from service import __version__
 from service.api.access_log import configure_access_log
 from service.api.app import create_app
 from service.client.server_file import register_server, remove_own_server_file, write_server_file
+from service.collector import tune_for_serving
 from service.errors import MigrationError, StoreLocked, StoreUnavailable
 from service.settings import Settings, get_settings
 from service.vocab import ADMIN_KEY_FILE, DEFAULT_TENANT
 
 log = logging.getLogger("repute.server")
-# A batch of runs allocates 100,000s of objects that live for the whole request; at the default
-# threshold (700) the collector would walk them again and again (about a quarter of a batch's CPU).
-GC_YOUNG_THRESHOLD = 50_000
 EMBEDDED_WORKERS_REFUSED = (
     "--workers needs a ClickHouse server (REPUTE_CLICKHOUSE_URL): the embedded store allows one process"
 )
@@ -37,17 +34,11 @@ class CannotServe(Exception):
     or that cannot be migrated): the CLI says why in one line and exits as for any refused request."""
 
 
-def _tune_gc() -> None:
-    """Startup objects (modules, the app) live as long as the process: freeze them out of every collection."""
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
-
-
 def worker_app() -> FastAPI:
     """One worker process's app (`uvicorn --factory`), on the settings of the environment."""
     configure_access_log()
     app = create_app(get_settings())
-    _tune_gc()
+    tune_for_serving()
     return app
 
 
@@ -126,7 +117,7 @@ def serve(settings: Settings, host: str | None, port: int | None, workers: int =
     # uvicorn shuts down gracefully on SIGTERM, then raises it again, whose default action would end
     # the process before the record is removed.
     signal.signal(signal.SIGTERM, _leave_through_finally)
-    _tune_gc()
+    tune_for_serving()
     try:
         server.run(sockets=[listening])
     finally:

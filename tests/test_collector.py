@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from service.api.writes import Writes
-from service.collector import CollectorHold
+from service.collector import YOUNG_THRESHOLD, CollectorHold, tune_for_serving
 from service.testing.live import wait_until
 
 
@@ -144,3 +144,14 @@ def test_jobs_of_two_tenants_at_once_keep_the_collector_off_until_both_end() -> 
         release_first.set()
         release_second.set()
         pool.stop()
+
+
+def test_serving_freezes_the_startup_objects_and_collects_the_young_generation_less_often() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_for_serving()
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
