@@ -1,6 +1,6 @@
-"""The cyclic collector held off while writes run (service.collector): off while any write job runs, on once
-the last one ends, its state before the hold given back, and a hold that lasts past its bound collecting
-once at a job's end."""
+"""The process's cyclic collector (service.collector): held off while any write job runs, on once the last one
+ends, its state before the hold given back, a hold that lasts past its bound collecting once at a job's end;
+and its tuning for serving."""
 
 import gc
 import threading
@@ -11,6 +11,7 @@ import pytest
 
 from service.api.writes import Writes
 from service.collector import YOUNG_THRESHOLD, CollectorHold, tune_for_serving
+from service.testing.clock import FakeClock
 from service.testing.live import wait_until
 
 
@@ -26,14 +27,6 @@ def collections() -> Iterator[list[int]]:
     gc.callbacks.append(seen)
     yield started
     gc.callbacks.remove(seen)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Recording:
@@ -72,8 +65,8 @@ def test_the_collector_is_off_while_any_holder_is_inside_and_on_once_the_last_le
 
 def test_a_hold_leaves_a_collector_turned_off_before_it_off_and_uncollected() -> None:
     """A process that turned its collector off keeps it so: no hold turns it on, nor collects past its bound."""
-    clock, collector = Clock(), Recording(enabled=False)
-    hold = CollectorHold(limit=10.0, clock=clock, collector=collector)
+    clock, collector = FakeClock(), Recording(enabled=False)
+    hold = CollectorHold(limit=10.0, clock=clock.monotonic, collector=collector)
     with hold.held(), hold.held():
         clock.now = 20.0
     assert not collector.enabled
@@ -81,8 +74,8 @@ def test_a_hold_leaves_a_collector_turned_off_before_it_off_and_uncollected() ->
 
 
 def test_a_hold_past_its_bound_collects_once_at_a_holders_end_and_starts_again() -> None:
-    clock, collector = Clock(), Recording()
-    hold = CollectorHold(limit=10.0, clock=clock, collector=collector)
+    clock, collector = FakeClock(), Recording()
+    hold = CollectorHold(limit=10.0, clock=clock.monotonic, collector=collector)
     with hold.held():
         with hold.held():
             clock.now = 9.9

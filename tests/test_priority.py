@@ -22,6 +22,7 @@ from service.api.reads_first import ReadsFirstMiddleware
 from service.priority import JobAnswers, lowered, reads, step_aside, stepping_aside, yielding
 from service.settings import Settings
 from service.store.client import Store
+from service.testing.clock import FakeClock
 
 
 def test_writers_step_aside_only_while_reads_are_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,23 +56,11 @@ def test_a_paused_write_goes_on_when_the_last_read_ends(monkeypatch: pytest.Monk
     writer.join(10)
 
 
-class _Clock:
-    """A monotonic clock that moves only when a paused write waits on it (`_Waits`)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 class _Waits(threading.Condition):
-    """The paused write's condition: records each wait's timeout and lets that much time pass at once."""
+    """The paused write's condition: records each wait's timeout and lets that much time pass at once on a clock
+    that moves only then."""
 
-    def __init__(self, clock: _Clock) -> None:
+    def __init__(self, clock: FakeClock) -> None:
         super().__init__()
         self.clock = clock
         self.timeouts: list[float | None] = []
@@ -88,7 +77,7 @@ def test_a_flooding_write_pauses_at_a_step_until_its_bound_and_no_longer(monkeyp
     """A write that gives way and is never calmed waits at one step for what is left of PAUSE_SECONDS, then
     goes on. Broken on purpose: the time left computed as `deadline + now`, or the loop going on while `left
     > -1` (or `>= 0`), or never (`left > 1`, PAUSE_SECONDS negative) -> this test fails."""
-    clock = _Clock()
+    clock = FakeClock()
     waits = _Waits(clock)
     monkeypatch.setattr(priority, "time", clock)
     monkeypatch.setattr(priority, "_calm", waits)
