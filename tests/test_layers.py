@@ -14,8 +14,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "service"
 # Lowest first. A module may import its own layer and the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # pure cores: no I/O beyond what they are handed
-    ("vocab", "errors", "ids", "settings", "periodic", "deadlines", "priority", "collector", "diagnosis", "judge",
-     "outcome", "gate", "run_report", "reputation", "traces", "otlp", "profiles", "model", "statements"),
+    ("vocab", "errors", "ids", "settings", "periodic", "deadlines", "priority", "collector", "memo", "diagnosis",
+     "judge", "outcome", "gate", "run_report", "reputation", "traces", "otlp", "profiles", "model", "statements"),
     ("store",),  # repositories: SQL over ClickHouse
     ("services", "alerts"),  # use cases: the only callers of the store
     ("api", "client", "cli", "terminal", "server", "grafana", "codegen", "testing", "__main__", "__init__"),

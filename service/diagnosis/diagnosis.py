@@ -11,7 +11,7 @@ Critiqor's, and every stored hash still matches.
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from service.diagnosis.summary import (
     executive_summary,
     recommendations,
 )
+from service.memo import memoized
 from service.vocab import Readiness
 
 HASH_KEY = "diagnosis_hash"
@@ -72,11 +73,11 @@ class Diagnosis:
         counts: dict[str, int] = self.evidence_summary["event_counts"]
         return counts
 
-    @cached_property
+    @memoized
     def causal_graph(self) -> dict[str, list[dict[str, str]]]:
         return causal_graph(self._node_ids, self._types, self._labels, self.causes)
 
-    @cached_property
+    @memoized
     def diagnosis_hash(self) -> str:
         """sha256 (hex) of the canonical JSON without the hash key."""
         return hashlib.sha256(_canonical({**self._summaries, GRAPH_KEY: self._graph_json})).hexdigest()
@@ -89,17 +90,17 @@ class Diagnosis:
         """Sorted keys, no NaN, UTF-8: byte-identical for the same input."""
         return self._canonical_json
 
-    @cached_property
+    @memoized
     def _canonical_json(self) -> bytes:
         return _canonical({**self._summaries, GRAPH_KEY: self._graph_json, HASH_KEY: self.diagnosis_hash})
 
-    @cached_property
+    @memoized
     def _graph_json(self) -> orjson.Fragment:
         # The graph is most of the bytes: serialized once, then embedded as is. Its dicts are built with
         # their keys in sorted order, so plain dumps is canonical (and skips sorting 100,000s of dicts).
         return orjson.Fragment(orjson.dumps(self.causal_graph))
 
-    @cached_property
+    @memoized
     def _summaries(self) -> dict[str, Any]:
         """Everything but the graph and the hash; the profile unless it is `critiqor` (see the module)."""
         summaries: dict[str, Any] = {

@@ -5,13 +5,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from functools import cached_property
 from typing import Any
 
 import orjson
 
 from service.diagnosis import Event, normalize_events
 from service.diagnosis.events import TOKEN_USAGE
+from service.memo import memoized
 from service.model.header import RunHeader
 
 # A token_usage event's cost_usd larger than this is no model call's price: it is not counted.
@@ -46,7 +46,7 @@ class RunMaterial:
         """The events as sent (the objects the diagnosis reads)."""
         return [event.data for event in self.events]
 
-    @cached_property
+    @memoized
     def payloads(self) -> Sequence[bytes]:
         """Each event as canonical JSON (keys sorted): serialized once, for the store and the hash."""
         if self.stored_payloads is not None:

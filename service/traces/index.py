@@ -11,10 +11,10 @@ walk where it closes.
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from functools import cached_property
 from itertools import chain
 from typing import Any, TypeVar
 
+from service.memo import memoized
 from service.otlp.attributes import Attributes, AttributeValue
 from service.priority import stepping
 from service.traces import semconv
@@ -85,7 +85,7 @@ class TraceIndex:
                 return value
         return None
 
-    @cached_property
+    @memoized
     def _ranked(self) -> list[Span]:
         return roots_first(self.ordered)
 
