@@ -56,6 +56,7 @@ TARGETS = (
     Target("writes", "service/api/writes.py",
            ("tests/test_writes.py", "tests/test_background.py", "tests/test_fairness.py")),
     Target("collector", "service/collector.py", ("tests/test_collector.py", "tests/test_writes.py")),
+    Target("memo", "service/memo.py", ("tests/test_memo.py", "tests/test_diagnosis_hashes.py")),
     Target("priority", "service/priority.py",
            ("tests/test_priority.py", "tests/test_writes.py", "tests/test_fairness.py")),
     Target("redaction", "service/otlp/redaction.py", ("tests/test_redaction.py",)),
