@@ -2,11 +2,14 @@
 lock of Python 3.11's functools.cached_property is one per class: a tenant's long diagnosis held up every
 other tenant's)."""
 
+import ast
 import threading
+from pathlib import Path
 
 from service.memo import memoized
 
 BOUND_SECONDS = 10.0  # a wait that only a held-up read reaches
+PACKAGE = Path(__file__).resolve().parents[1] / "service"
 
 
 class Counted:
@@ -51,3 +54,21 @@ def test_one_instance_computing_holds_up_no_other() -> None:
         gate.set()
         computing.join(BOUND_SECONDS)
     assert slow.value == "SLOW" and slow.computed == 1
+
+
+def test_no_module_of_the_service_uses_cached_property() -> None:
+    """A module that imported functools.cached_property would bring the class-wide lock back."""
+    using = [
+        f"{path.relative_to(PACKAGE)} line {node.lineno}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if _names_cached_property(node)
+    ]
+    assert not using, f"use service.memo.memoized: {using}"
+
+
+def _names_cached_property(node: ast.AST) -> bool:
+    """`from functools import cached_property`, or `functools.cached_property`."""
+    if isinstance(node, ast.ImportFrom):
+        return node.module == "functools" and any(alias.name == "cached_property" for alias in node.names)
+    return isinstance(node, ast.Attribute) and node.attr == "cached_property"
