@@ -5,8 +5,8 @@
 -- within each place). A run whose latest version passes and is no older than the oldest candidate has that
 -- version among the candidates, so the page is exact down to the oldest candidate once each candidate is known
 -- to be its run's latest version (sql/run_latest_versions.sql); all of it when fewer than {candidates} came
--- (nothing older passes). A filter that few versions pass reads the projection deep, a column filter on each
--- row, and no version of the runs it skips is sorted or merged.
+-- (nothing older passes). A filter that few versions pass reads the projection deep, a column filter on each row, and
+-- no version of the runs it skips is sorted or merged.
 -- The filters are those of sql/runs_list.sql, from the same files (sql/runs_filters/).
 -- service.store.runs.list_runs takes its page from here when it lies in that range.
 -- {{summary_columns}}: the columns of a list's row (service.model.RunSummary), which the projections hold
