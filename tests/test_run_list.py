@@ -213,8 +213,8 @@ def test_a_later_version_tied_at_the_cut_of_the_candidates_is_found(
     """A page of 1 reads 3 candidates: two stale open versions (their runs finalized long before), then one of
     the two versions of run-cut at the same place of the order (a re-diagnosis keeps the run time), in the order
     the engine reads them; either way the page shows its re-diagnosis. Each version in a part of its own, stored
-    in either order. Broken on purpose: `version DESC` dropped from the order of sql/runs_list_newest.sql → this
-    test fails (the first finalized version shown, for one of the two orders)."""
+    in either order. Broken on purpose: the oldest candidate's run not looked up → this test fails (the first
+    finalized version shown, for one of the two orders)."""
     stale = [RunRecord(tenant=tenant, run_id=f"run-stale-{i}", identity="agent-a", created_at=START,
                        run_at=START + timedelta(hours=i), version=1, status="open") for i in (1, 2)]  # fmt: skip
     finalized_early = [_finalized(run, 2, Finalized("ready_for_runtime", "ok", -60)) for run in stale]

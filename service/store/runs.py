@@ -273,12 +273,13 @@ def _newest_among(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 def _unsure_runs(rows: Sequence[dict[str, Any]], newest: dict[str, int]) -> set[str]:
     """The candidate runs whose latest version may not be among the candidates, when only filters that no
     version changes apply: a run whose newest candidate is open (its finalized version has its events' end for
-    its run time, which may be earlier). A finalized version's later versions are its re-diagnoses
-    (service.services.rebuild), at its run time: they come before it in the order (its versions at one place
-    highest first, even at the LIMIT's cut) and are among the candidates."""
-    return {
+    its run time, which may be earlier), and the oldest candidate's run (a later version of it in the same
+    place of the order may be cut by the LIMIT). A finalized version's later versions are its re-diagnoses
+    (service.services.rebuild), at its run time: they come no later in the order and are among the candidates."""
+    unsure = {
         row["run_id"] for row in rows if row["version"] == newest[row["run_id"]] and row["status"] == RunStatus.OPEN
     }
+    return unsure | {rows[-1]["run_id"]} if rows else unsure
 
 
 def _latest_versions(store: Store, tenant: str, run_ids: set[str]) -> dict[str, int]:
